@@ -1,0 +1,112 @@
+package triage
+
+import "time"
+
+// Decision says whether a verdict can be counted unattended.
+type Decision string
+
+// The decisions of a verdict.
+const (
+	DecisionCertain  Decision = "certain"
+	DecisionLeftover Decision = "leftover"
+)
+
+// Evidence is one reason a rule fired (or could not be evaluated), with a
+// pointer into the trace so a reviewer can jump to it.
+type Evidence struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+	// ToolCall is the index of the tool call, or -1.
+	ToolCall int `json:"tool_call"`
+	// File and Line point into the diff (new-side line number), when set.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Ident is the offending identifier (an invented path, a file outside
+	// the allowlist), so views can highlight it.
+	Ident string `json:"ident,omitempty"`
+}
+
+// Verdict is what the rules decided for one trace.
+type Verdict struct {
+	Primary   string     `json:"primary"`
+	Secondary []string   `json:"secondary"`
+	Fired     []string   `json:"fired"`
+	Evidence  []Evidence `json:"evidence"`
+	Decision  Decision   `json:"decision"`
+	// Reason says why a leftover goes to people.
+	Reason string `json:"reason,omitempty"`
+	// Unevaluated lists rules that lacked evidence, with why.
+	Unevaluated     []Evidence `json:"unevaluated,omitempty"`
+	Outcome         Outcome    `json:"outcome"`
+	TaxonomyVersion string     `json:"taxonomy_version"`
+	RulesVersion    string     `json:"rules_version"`
+}
+
+// LabelKind is what produced a label event.
+type LabelKind string
+
+// The kinds of label event. Undo retracts the same actor's latest live
+// event on the trace; nothing is ever deleted.
+const (
+	KindRule         LabelKind = "rule"
+	KindHuman        LabelKind = "human"
+	KindAdjudication LabelKind = "adjudication"
+	KindSkip         LabelKind = "skip"
+	KindUndo         LabelKind = "undo"
+)
+
+// ActorRules is the actor name of rule verdicts.
+const ActorRules = "rules"
+
+// LabelEvent is one append-only event in a trace's label history.
+type LabelEvent struct {
+	ID              int64     `json:"id,omitempty"`
+	TraceID         int64     `json:"-"`
+	Actor           string    `json:"reviewer"`
+	Kind            LabelKind `json:"kind"`
+	Primary         string    `json:"primary"`
+	Secondary       []string  `json:"secondary"`
+	Note            string    `json:"note"`
+	TaxonomyVersion string    `json:"taxonomy_version"`
+	Slice           string    `json:"slice,omitempty"`
+	// Verdict is set on rule events.
+	Verdict   *Verdict  `json:"verdict,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// LabelSource says where a trace's current label comes from.
+type LabelSource string
+
+// Label sources in precedence order.
+const (
+	SourceAdjudicated LabelSource = "adjudicated"
+	SourceHuman       LabelSource = "human"
+	SourceRules       LabelSource = "rules"
+	SourceNone        LabelSource = ""
+)
+
+// CurrentLabels folds one actor's events on one trace (in time order) into
+// the live one: undo retracts the latest live event, skip is recorded but
+// does not label. It returns nil when nothing is live.
+func CurrentLabel(events []LabelEvent) *LabelEvent {
+	var stack []*LabelEvent
+	for i := range events {
+		e := &events[i]
+		switch e.Kind {
+		case KindUndo:
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		default:
+			stack = append(stack, e)
+		}
+	}
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i].Kind != KindSkip {
+			return stack[i]
+		}
+		// A skip on top hides nothing below it from history, but the
+		// reviewer's live label is the last real one.
+	}
+	return nil
+}
