@@ -1,0 +1,419 @@
+package triage
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// CanonicalJSON returns a canonical form of the JSON value in raw: object
+// keys sorted (a repeated key keeps its last value), no insignificant
+// space, strings re-escaped, numbers normalised. Two values get the same
+// form exactly when Python's json.dumps(json.loads(raw), sort_keys=True)
+// gives them the same text, which is what the seed article's loop detector
+// compares: 1 and 1.0 stay different, 1.0 and 10e-1 do not, "\u0041" and
+// "A" do not, NaN and Infinity are accepted as Python accepts them. The
+// form is only meant for equality, not for display.
+func CanonicalJSON(raw []byte) (string, error) {
+	b, err := AppendCanonicalJSON(nil, raw)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// AppendCanonicalJSON appends the canonical form of raw to dst, so hot
+// paths can reuse a buffer instead of allocating a string per value.
+func AppendCanonicalJSON(dst, raw []byte) ([]byte, error) {
+	p := canonParser{s: raw}
+	p.space()
+	out, err := p.value(dst, 0)
+	if err != nil {
+		return dst, err
+	}
+	p.space()
+	if p.i != len(p.s) {
+		return dst, p.errorf("unexpected %q after the value", p.s[p.i])
+	}
+	return out, nil
+}
+
+// ArgsKey returns the canonical key of a tool call's arguments as the seed
+// article's loop detector sees them: missing arguments count as {} while an
+// explicit null stays null. Arguments that are not valid JSON keep their
+// raw bytes behind a prefix no canonical form starts with, so they still
+// compare equal only to themselves.
+func ArgsKey(raw []byte) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	k, err := CanonicalJSON(raw)
+	if err != nil {
+		return "!invalid:" + string(raw)
+	}
+	return k
+}
+
+// maxCanonDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxCanonDepth = 512
+
+type canonParser struct {
+	s []byte
+	i int
+}
+
+func (p *canonParser) errorf(format string, a ...any) error {
+	return fmt.Errorf("canonical json: offset %d: %s", p.i, fmt.Sprintf(format, a...))
+}
+
+func (p *canonParser) space() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *canonParser) lit(word string) bool {
+	if len(p.s)-p.i >= len(word) && string(p.s[p.i:p.i+len(word)]) == word {
+		p.i += len(word)
+		return true
+	}
+	return false
+}
+
+func (p *canonParser) value(dst []byte, depth int) ([]byte, error) {
+	if depth > maxCanonDepth {
+		return dst, p.errorf("nesting deeper than %d", maxCanonDepth)
+	}
+	if p.i >= len(p.s) {
+		return dst, p.errorf("unexpected end of input")
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		return p.object(dst, depth)
+	case c == '[':
+		return p.array(dst, depth)
+	case c == '"':
+		start := len(dst)
+		dst, err := p.str(dst)
+		if err != nil {
+			return dst[:start], err
+		}
+		return dst, nil
+	case p.lit("true"):
+		return append(dst, "true"...), nil
+	case p.lit("false"):
+		return append(dst, "false"...), nil
+	case p.lit("null"):
+		return append(dst, "null"...), nil
+	case p.lit("NaN"):
+		return append(dst, "NaN"...), nil
+	case p.lit("Infinity"):
+		return append(dst, "Infinity"...), nil
+	case p.lit("-Infinity"):
+		return append(dst, "-Infinity"...), nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number(dst)
+	default:
+		return dst, p.errorf("unexpected %q", c)
+	}
+}
+
+func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
+	p.i++ // {
+	type member struct{ key, val []byte }
+	var members []member
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == '}' {
+		p.i++
+		return append(dst, "{}"...), nil
+	}
+	for {
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != '"' {
+			return dst, p.errorf("expected a string key")
+		}
+		k, err := p.str(nil)
+		if err != nil {
+			return dst, err
+		}
+		p.space()
+		if p.i >= len(p.s) || p.s[p.i] != ':' {
+			return dst, p.errorf("expected ':'")
+		}
+		p.i++
+		p.space()
+		v, err := p.value(nil, depth+1)
+		if err != nil {
+			return dst, err
+		}
+		members = append(members, member{k, v})
+		p.space()
+		if p.i >= len(p.s) {
+			return dst, p.errorf("unterminated object")
+		}
+		if p.s[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.s[p.i] == '}' {
+			p.i++
+			break
+		}
+		return dst, p.errorf("expected ',' or '}'")
+	}
+	// Python's dict keeps the last value of a repeated key.
+	slices.SortStableFunc(members, func(a, b member) int { return compareBytes(a.key, b.key) })
+	dst = append(dst, '{')
+	n := 0
+	for i, m := range members {
+		if i+1 < len(members) && string(members[i+1].key) == string(m.key) {
+			continue
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, m.key...)
+		dst = append(dst, ':')
+		dst = append(dst, m.val...)
+		n++
+	}
+	return append(dst, '}'), nil
+}
+
+func compareBytes(a, b []byte) int {
+	switch {
+	case string(a) < string(b):
+		return -1
+	case string(a) > string(b):
+		return 1
+	}
+	return 0
+}
+
+func (p *canonParser) array(dst []byte, depth int) ([]byte, error) {
+	p.i++ // [
+	dst = append(dst, '[')
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == ']' {
+		p.i++
+		return append(dst, ']'), nil
+	}
+	for n := 0; ; n++ {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		p.space()
+		var err error
+		dst, err = p.value(dst, depth+1)
+		if err != nil {
+			return dst, err
+		}
+		p.space()
+		if p.i >= len(p.s) {
+			return dst, p.errorf("unterminated array")
+		}
+		if p.s[p.i] == ',' {
+			p.i++
+			continue
+		}
+		if p.s[p.i] == ']' {
+			p.i++
+			return append(dst, ']'), nil
+		}
+		return dst, p.errorf("expected ',' or ']'")
+	}
+}
+
+// str decodes a JSON string and appends its canonical quoted form:
+// printable ASCII as is, everything else as \uXXXX (surrogate pairs for
+// astral code points, lone surrogates kept, as Python keeps them), and
+// invalid UTF-8 bytes as \xNN, which no valid form contains.
+func (p *canonParser) str(dst []byte) ([]byte, error) {
+	p.i++ // opening quote
+	dst = append(dst, '"')
+	for {
+		if p.i >= len(p.s) {
+			return dst, p.errorf("unterminated string")
+		}
+		c := p.s[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return append(dst, '"'), nil
+		case c == '\\':
+			if p.i+1 >= len(p.s) {
+				return dst, p.errorf("unterminated escape")
+			}
+			e := p.s[p.i+1]
+			p.i += 2
+			switch e {
+			case '"', '\\', '/':
+				dst = appendCanonRune(dst, rune(e))
+			case 'b':
+				dst = appendCanonRune(dst, '\b')
+			case 'f':
+				dst = appendCanonRune(dst, '\f')
+			case 'n':
+				dst = appendCanonRune(dst, '\n')
+			case 'r':
+				dst = appendCanonRune(dst, '\r')
+			case 't':
+				dst = appendCanonRune(dst, '\t')
+			case 'u':
+				r, ok := p.hex4()
+				if !ok {
+					return dst, p.errorf("bad \\u escape")
+				}
+				if r >= 0xD800 && r < 0xDC00 && p.i+1 < len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+					save := p.i
+					p.i += 2
+					lo, ok := p.hex4()
+					if ok && lo >= 0xDC00 && lo < 0xE000 {
+						r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
+					} else {
+						p.i = save
+					}
+				}
+				dst = appendCanonRune(dst, r)
+			default:
+				return dst, p.errorf("bad escape \\%c", e)
+			}
+		case c < 0x20:
+			// Python's json.loads rejects raw control characters too.
+			return dst, p.errorf("control character in string")
+		case c < utf8.RuneSelf:
+			p.i++
+			dst = appendCanonRune(dst, rune(c))
+		default:
+			r, size := utf8.DecodeRune(p.s[p.i:])
+			if r == utf8.RuneError && size <= 1 {
+				dst = append(dst, '\\', 'x', hexDigit(c>>4), hexDigit(c&15))
+				p.i++
+				continue
+			}
+			p.i += size
+			dst = appendCanonRune(dst, r)
+		}
+	}
+}
+
+func (p *canonParser) hex4() (rune, bool) {
+	if len(p.s)-p.i < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range p.s[p.i : p.i+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	p.i += 4
+	return r, true
+}
+
+func hexDigit(b byte) byte { return "0123456789abcdef"[b&15] }
+
+func appendCanonRune(dst []byte, r rune) []byte {
+	switch {
+	case r == '"' || r == '\\':
+		return append(dst, '\\', byte(r))
+	case r >= 0x20 && r < 0x7f:
+		return append(dst, byte(r))
+	case r > 0xFFFF:
+		r -= 0x10000
+		dst = appendU(dst, 0xD800+(r>>10))
+		return appendU(dst, 0xDC00+(r&0x3FF))
+	default:
+		return appendU(dst, r)
+	}
+}
+
+func appendU(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hexDigit(byte(r>>12)), hexDigit(byte(r>>8)), hexDigit(byte(r>>4)), hexDigit(byte(r)))
+}
+
+var errBadNumber = errors.New("bad number")
+
+// number keeps Python's split between int and float literals: an integer
+// stays its exact digits (Python ints are unbounded), a float becomes the
+// shortest exponent form of its float64 value, which always contains 'e'
+// so it never collides with an integer.
+func (p *canonParser) number(dst []byte) ([]byte, error) {
+	start := p.i
+	isFloat := false
+	if p.s[p.i] == '-' {
+		p.i++
+	}
+	digits := p.i
+	if p.i < len(p.s) && p.s[p.i] == '0' {
+		p.i++
+	} else {
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+		}
+	}
+	if p.i == digits {
+		return dst, p.errorf("%v", errBadNumber)
+	}
+	intEnd := p.i
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		isFloat = true
+		p.i++
+		d := p.i
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+		}
+		if p.i == d {
+			return dst, p.errorf("%v", errBadNumber)
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		isFloat = true
+		p.i++
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		d := p.i
+		for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+			p.i++
+		}
+		if p.i == d {
+			return dst, p.errorf("%v", errBadNumber)
+		}
+	}
+	if !isFloat {
+		ds := p.s[digits:intEnd]
+		if p.s[start] == '-' && string(ds) != "0" {
+			dst = append(dst, '-')
+		}
+		return append(dst, ds...), nil
+	}
+	f, err := strconv.ParseFloat(string(p.s[start:p.i]), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return dst, p.errorf("%v", errBadNumber)
+	}
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...), nil
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...), nil
+	}
+	return strconv.AppendFloat(dst, f, 'e', -1, 64), nil
+}
