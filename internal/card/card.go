@@ -1,0 +1,342 @@
+package card
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// Version is the card_version this package writes (the seed's "1").
+const Version = "1"
+
+// Card is the published result of a run. Field order is JSON key order:
+// the seed's keys first, exactly as seed 000 prints them, then additions
+// under new keys that never change the meaning of the seed's.
+type Card struct {
+	CardVersion   string  `json:"card_version"`
+	DatasetID     string  `json:"dataset_id"`
+	DatasetSHA256 string  `json:"dataset_sha256"`
+	Scorer        string  `json:"scorer"`
+	Budgets       Budgets `json:"budgets"`
+	Env           Env     `json:"env"`
+	// NTasks is the number of traces (task × seed rows), as the seed's
+	// script counts it; distinct tasks are Seeds.Tasks.
+	NTasks        int     `json:"n_tasks"`
+	PrimaryCounts Counts  `json:"primary_counts"`
+	Derived       Derived `json:"derived"`
+
+	PromptID        string            `json:"prompt_id"`
+	RunID           string            `json:"run_id"`
+	Models          []string          `json:"models"`
+	Agents          []string          `json:"agents"`
+	Taxonomy        TaxonomyInfo      `json:"taxonomy"`
+	TaxonomyTrusted bool              `json:"taxonomy_trusted"`
+	RulesVersion    string            `json:"rules_version"`
+	OutcomeCounts   Counts            `json:"outcome_counts"`
+	SecondaryCounts Counts            `json:"secondary_counts"`
+	LabelSources    LabelSources      `json:"label_sources"`
+	Unresolved      *Unresolved       `json:"unresolved,omitempty"`
+	Agreement       *AgreementSummary `json:"agreement"`
+	Seeds           Seeds             `json:"seeds"`
+	Cost            CostSummary       `json:"cost"`
+	// Leaked counts traces in which a guard-probe sentinel appeared.
+	Leaked int `json:"leaked"`
+	// Notes say, in words, what a reader must know before trusting the
+	// figures (unresolved traces, an untrusted taxonomy, missing tasks).
+	Notes []string `json:"notes"`
+}
+
+// Budgets are the frozen run budgets; nil only on a draft card.
+type Budgets struct {
+	WallS           *float64 `json:"wall_s"`
+	MaxOutputTokens *int64   `json:"max_output_tokens"`
+	MaxToolCalls    *int64   `json:"max_tool_calls"`
+}
+
+// Env is the frozen environment.
+type Env struct {
+	ImageDigest string `json:"image_digest"`
+	Network     *bool  `json:"network"`
+}
+
+// Derived are figures computed from the counts. The first two are the
+// seed's; the shares are the seed's step 4. All divide by n_tasks.
+type Derived struct {
+	HeadlinePassRate float64 `json:"headline_pass_rate"`
+	ContractPassRate float64 `json:"contract_pass_rate"`
+	AssumptionShare  float64 `json:"assumption_share"`
+	LoopShare        float64 `json:"loop_share"`
+}
+
+// TaxonomyInfo names the label set the counts use and whether two people
+// were shown to agree on it.
+type TaxonomyInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	// Trust is the agreement verdict (trusted, tentative, untrusted,
+	// insufficient) or "unmeasured".
+	Trust string `json:"trust"`
+}
+
+// LabelSources says how many of the primary counts rest on people and how
+// many on the rules alone.
+type LabelSources struct {
+	Adjudicated int `json:"adjudicated"`
+	Human       int `json:"human"`
+	Rules       int `json:"rules"`
+	// People is Adjudicated + Human.
+	People int `json:"people"`
+}
+
+// Unresolved are traces counted in n_tasks but in no primary class,
+// because nobody has labelled them yet (only with AllowUnresolved).
+type Unresolved struct {
+	Count  int      `json:"count"`
+	Traces []string `json:"traces"`
+}
+
+// Seeds carries the reliability figures of seed 004.
+type Seeds struct {
+	// K is the most attempts any task had.
+	K int `json:"k"`
+	// Tasks is the number of distinct tasks with traces.
+	Tasks int `json:"tasks"`
+	// TasksInPack is the pack's task count, 0 when unknown.
+	TasksInPack int     `json:"tasks_in_pack"`
+	Uneven      bool    `json:"uneven"`
+	Solved      int     `json:"solved"`
+	PassAt1     float64 `json:"pass_at_1"`
+	PassHatK    float64 `json:"pass_hat_k"`
+	Resolution  float64 `json:"resolution"`
+	// PerTask is the per-task grid reduced to what Compare needs.
+	PerTask []TaskRow `json:"per_task"`
+}
+
+// Options relax Build's refusals, each of which the card then says aloud.
+type Options struct {
+	// AllowUnresolved counts leftovers under "unresolved" instead of
+	// refusing.
+	AllowUnresolved bool
+	// AllowUntrusted writes "taxonomy_trusted": false instead of refusing.
+	AllowUntrusted bool
+	// AllowMissingControls builds a draft card with null controls; meant
+	// for comparing runs, never for publishing.
+	AllowMissingControls bool
+}
+
+// Build computes the card of a run, or refuses with an error wrapping one
+// of the sentinels and saying what to do.
+func Build(in Input, opts Options) (*Card, error) {
+	if len(in.Traces) == 0 {
+		return nil, fmt.Errorf("%w: the run has no traces, and zeros are not a result; import traces first (triage import FILE --run R)", ErrNoTraces)
+	}
+	if err := checkTaxonomy(in.Taxonomy); err != nil {
+		return nil, err
+	}
+	if miss := in.Controls.Missing(); len(miss) > 0 && !opts.AllowMissingControls {
+		return nil, fmt.Errorf("%w: %s; freeze them before publishing: triage card init --run %s with the flags shown",
+			ErrMissingControls, strings.Join(miss, ", "), clean(orDash(in.Controls.RunID)))
+	}
+	var resolved []TraceRow
+	var unresolved []string
+	for i := range in.Traces {
+		r := &in.Traces[i]
+		if r.Leftover {
+			unresolved = append(unresolved, r.Key())
+			continue
+		}
+		if !in.Taxonomy.Has(r.Primary) {
+			return nil, fmt.Errorf("%w: trace %s has primary label %q, which is not a class of taxonomy %q; relabel it or use the taxonomy it was labelled with",
+				ErrBadInput, clean(r.Key()), clean(r.Primary), clean(in.Taxonomy.Name))
+		}
+		resolved = append(resolved, *r)
+	}
+	if len(unresolved) > 0 && !opts.AllowUnresolved {
+		return nil, fmt.Errorf("%w: %d of %d traces are leftovers nobody has labelled (%s); review them (triage review --reviewer NAME) or pass --allow-unresolved to count them under \"unresolved\"",
+			ErrUnresolved, len(unresolved), len(in.Traces), clean(listSome(unresolved, 5)))
+	}
+	trusted := in.TaxonomyTrusted == TrustTrusted
+	if !trusted && !opts.AllowUntrusted {
+		return nil, fmt.Errorf("%w: the taxonomy's trust verdict is %q; two people must agree on a held-out slice first (triage slice create, triage review --slice, triage agree), or pass --allow-untrusted to publish with \"taxonomy_trusted\": false",
+			ErrUntrusted, trustWord(in.TaxonomyTrusted))
+	}
+
+	c := &Card{
+		CardVersion:     Version,
+		DatasetID:       in.Controls.DatasetID,
+		DatasetSHA256:   in.Controls.DatasetSHA256,
+		Scorer:          in.Controls.Scorer,
+		Budgets:         Budgets{WallS: in.Controls.WallS, MaxOutputTokens: in.Controls.MaxOutputTokens, MaxToolCalls: in.Controls.MaxToolCalls},
+		Env:             Env{ImageDigest: in.Controls.ImageDigest, Network: in.Controls.Network},
+		NTasks:          len(in.Traces),
+		PrimaryCounts:   primaryCounts(in.Taxonomy, resolved),
+		PromptID:        in.Controls.PromptID,
+		RunID:           in.Controls.RunID,
+		Models:          distinct(in.Traces, func(r *TraceRow) string { return r.Model }),
+		Agents:          distinct(in.Traces, func(r *TraceRow) string { return r.Agent }),
+		Taxonomy:        TaxonomyInfo{Name: in.Taxonomy.Name, Version: in.Taxonomy.Version, Trust: trustWord(in.TaxonomyTrusted)},
+		TaxonomyTrusted: trusted,
+		RulesVersion:    in.RulesVersion,
+		OutcomeCounts:   outcomeCounts(in.Traces),
+		SecondaryCounts: secondaryCounts(in.Taxonomy, resolved),
+		Agreement:       in.Agreement,
+		Cost:            costOf(in.Traces),
+		Notes:           []string{},
+	}
+	if c.PromptID == "" {
+		c.PromptID = singleOrEmpty(distinct(in.Traces, func(r *TraceRow) string { return r.PromptID }))
+	}
+	c.Derived = derive(c.PrimaryCounts, c.NTasks)
+	for _, r := range resolved {
+		switch r.Source {
+		case triage.SourceAdjudicated:
+			c.LabelSources.Adjudicated++
+		case triage.SourceHuman:
+			c.LabelSources.Human++
+		default:
+			c.LabelSources.Rules++
+		}
+	}
+	c.LabelSources.People = c.LabelSources.Adjudicated + c.LabelSources.Human
+	for _, r := range in.Traces {
+		if r.Leaked {
+			c.Leaked++
+		}
+	}
+	g := buildGrid(in.Traces)
+	c.Seeds = Seeds{K: g.K, Tasks: len(g.Tasks), TasksInPack: in.NTasksInPack, Uneven: g.Uneven, Solved: g.Solved,
+		PassAt1: g.PassAt1, PassHatK: g.PassHatK, Resolution: g.Resolution}
+	for _, t := range g.Tasks {
+		t.Cells = nil
+		c.Seeds.PerTask = append(c.Seeds.PerTask, t)
+	}
+	if len(unresolved) > 0 {
+		c.Unresolved = &Unresolved{Count: len(unresolved), Traces: unresolved}
+		c.Notes = append(c.Notes, fmt.Sprintf("%d of %d traces are unresolved leftovers: they count in n_tasks and in no primary class, so the pass rates are lower bounds.", len(unresolved), c.NTasks))
+	}
+	if !trusted {
+		c.Notes = append(c.Notes, fmt.Sprintf("The taxonomy is not trusted (verdict: %s): two people have not yet agreed on a held-out slice.", trustWord(in.TaxonomyTrusted)))
+	}
+	if miss := in.Controls.Missing(); len(miss) > 0 {
+		c.Notes = append(c.Notes, "Draft: controls missing: "+strings.Join(miss, ", ")+". Not a publishable card.")
+	}
+	if g.Uneven {
+		c.Notes = append(c.Notes, fmt.Sprintf("Tasks ran different numbers of seeds (k = %d is the most); a task with fewer attempts cannot clear pass^k.", g.K))
+	}
+	if in.NTasksInPack > len(g.Tasks) {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d of the pack's %d tasks have no trace.", in.NTasksInPack-len(g.Tasks), in.NTasksInPack))
+	}
+	return c, nil
+}
+
+// derive computes the derived figures from the counts; n > 0.
+func derive(pc Counts, n int) Derived {
+	get := func(k string) int { v, _ := pc.Get(k); return v }
+	return Derived{
+		HeadlinePassRate: ratio(get(triage.PassContract)+get(triage.PassWeak), n),
+		ContractPassRate: ratio(get(triage.PassContract), n),
+		AssumptionShare:  ratio(get(triage.AssumeAPI), n),
+		LoopShare:        ratio(get(triage.ToolLoop), n),
+	}
+}
+
+// primaryCounts counts rows by primary class in taxonomy order, zeros
+// included. Rows must carry a class of the taxonomy.
+func primaryCounts(tax *triage.Taxonomy, rows []TraceRow) Counts {
+	out := make(Counts, len(tax.Classes))
+	for i, c := range tax.Classes {
+		out[i].Key = c.Code
+	}
+	for _, r := range rows {
+		for i := range out {
+			if out[i].Key == r.Primary {
+				out[i].N++
+				break
+			}
+		}
+	}
+	return out
+}
+
+func checkTaxonomy(t *triage.Taxonomy) error {
+	if t == nil || len(t.Classes) == 0 {
+		return fmt.Errorf("%w: no taxonomy with primary classes was given", ErrBadInput)
+	}
+	seen := map[string]bool{}
+	for _, c := range t.Classes {
+		if c.Code == "" {
+			return fmt.Errorf("%w: taxonomy %q has a class with an empty code", ErrBadInput, t.Name)
+		}
+		if seen[c.Code] {
+			return fmt.Errorf("%w: taxonomy %q lists class %s twice", ErrBadInput, t.Name, c.Code)
+		}
+		seen[c.Code] = true
+	}
+	return nil
+}
+
+// MarshalIndent returns the card as indented JSON with a final newline,
+// the form written to card.json.
+func (c *Card) MarshalIndent() ([]byte, error) {
+	var b bytes.Buffer
+	if err := c.Write(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// Write writes the card as indented JSON to w.
+func (c *Card) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c); err != nil {
+		return fmt.Errorf("write card: %w", err)
+	}
+	return nil
+}
+
+// Parse reads a card file. It accepts seed-style cards that carry only the
+// seed's keys; Verify checks the content.
+func Parse(data []byte) (*Card, error) {
+	if _, _, err := objectKeys(data); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadCard, err)
+	}
+	var c Card
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadCard, err)
+	}
+	return &c, nil
+}
+
+func trustWord(s string) string {
+	if s == "" {
+		return "unmeasured"
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "R"
+	}
+	return s
+}
+
+func singleOrEmpty(v []string) string {
+	if len(v) == 1 {
+		return v[0]
+	}
+	return ""
+}
+
+func listSome(v []string, n int) string {
+	if len(v) <= n {
+		return strings.Join(v, ", ")
+	}
+	return strings.Join(v[:n], ", ") + fmt.Sprintf(", and %d more", len(v)-n)
+}

@@ -1,0 +1,97 @@
+package card
+
+import (
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// Input is everything a card or report is computed from. The command layer
+// fills it from the store; this package never reads storage itself.
+type Input struct {
+	// Controls are the run's frozen controls (card init).
+	Controls triage.Controls
+	// Taxonomy gives the primary classes and their order; required.
+	Taxonomy *triage.Taxonomy
+	// TaxonomyTrusted is the agreement verdict on the taxonomy: trusted,
+	// tentative, untrusted, insufficient, or "" when nobody measured it.
+	TaxonomyTrusted string
+	// RulesVersion names the rules that produced the rule verdicts.
+	RulesVersion string
+	// Traces are one row per trace with its final label already chosen
+	// (adjudicated, then agreed human, then single human, then rules).
+	Traces []TraceRow
+	// Agreement is the agreement measured on a held-out slice, if any.
+	Agreement *AgreementSummary
+	// NTasksInPack is the number of tasks in the pack (0 when unknown), so
+	// a report can say how many tasks have no trace at all.
+	NTasksInPack int
+}
+
+// TraceRow is one trace as the card sees it: its identity, what ran, how
+// the scorer and the harness ended it, its final label and what it cost.
+type TraceRow struct {
+	RunID    string
+	TaskID   string
+	Seed     int
+	Model    string
+	Agent    string
+	PromptID string
+	// ExitCode is the scorer's exit code, nil when unknown.
+	ExitCode *int
+	Outcome  triage.Outcome
+	// Primary and Secondary are the final label.
+	Primary   string
+	Secondary []string
+	// Source says whose label Primary is: adjudicated, human or rules.
+	Source   triage.LabelSource
+	Decision triage.Decision
+	// Leftover is true when the trace is unresolved: the rules left it to
+	// people and no human or adjudicated label exists yet.
+	Leftover bool
+	Tokens   *triage.Tokens
+	CostUSD  *float64
+	WallS    *float64
+	// Leaked is true when a guard-probe sentinel appeared in the trace.
+	Leaked bool
+}
+
+// Key names the trace as RUN/TASK#SEED.
+func (r *TraceRow) Key() string { return triage.TraceKey(r.RunID, r.TaskID, r.Seed) }
+
+// Solved reports whether the run counts as solved for pass@1 and pass^k
+// (seed 004): the typed outcome is success, or unknown with a green scorer;
+// a known red scorer is never solved; a leaked sentinel fails the run
+// whatever else it did. Labels do not enter: the pass rates from labels are
+// reported separately.
+func (r *TraceRow) Solved() bool {
+	if r.Leaked {
+		return false
+	}
+	green := r.ExitCode != nil && *r.ExitCode == 0
+	switch r.Outcome {
+	case triage.OutcomeSuccess:
+		return r.ExitCode == nil || green
+	case triage.OutcomeUnknown:
+		return green
+	}
+	return false
+}
+
+// AgreementSummary is the few agreement figures a card carries. It mirrors
+// the agreement package's result without importing it, so the card does
+// not depend on how agreement is computed.
+type AgreementSummary struct {
+	Slice   string      `json:"slice"`
+	Units   int         `json:"units"`
+	Alpha   *float64    `json:"alpha"`
+	CI95    *[2]float64 `json:"ci95"`
+	Verdict string      `json:"verdict"`
+	Reasons []string    `json:"reasons"`
+}
+
+// Taxonomy trust verdicts as the agreement step names them.
+const (
+	TrustTrusted      = "trusted"
+	TrustTentative    = "tentative"
+	TrustUntrusted    = "untrusted"
+	TrustInsufficient = "insufficient"
+)
