@@ -145,7 +145,7 @@ func TestBuildRefusals(t *testing.T) {
 		{"unmeasured", func(in *Input) { in.TaxonomyTrusted = "" }, Options{}, ErrUntrusted, []string{"unmeasured"}},
 		{"no taxonomy", func(in *Input) { in.Taxonomy = nil }, Options{AllowUntrusted: true}, ErrBadInput, []string{"taxonomy"}},
 		{"label outside taxonomy", func(in *Input) { in.Traces[0].Primary = "BOGUS\x1b[2J" }, Options{}, ErrBadInput,
-			[]string{`"BOGUS\\u001b[2J"`, "r1/T01#0"}},
+			[]string{`"BOGUS␛[2J"`, "r1/T01#0"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

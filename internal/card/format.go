@@ -1,0 +1,151 @@
+package card
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Number formats shared by the text, Markdown and HTML writers.
+
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+func frac(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) }
+
+func dollars(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	v := *p
+	switch {
+	case v == 0:
+		return "$0"
+	case v < 0.01:
+		return "$" + strconv.FormatFloat(v, 'f', 4, 64)
+	default:
+		return "$" + strconv.FormatFloat(v, 'f', 2, 64)
+	}
+}
+
+func seconds(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*p, 'f', 1, 64) + " s"
+}
+
+// thousands formats n with thin grouping commas: 55000 → "55,000".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// short trims a hash for display.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12] + "…"
+	}
+	if h == "" {
+		return "—"
+	}
+	return h
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// fit cleans untrusted text and truncates it to n cells.
+func fit(s string, n int) string {
+	return ansi.Truncate(clean(s), max(1, n), "…")
+}
+
+// seedSymbol is one grid cell: which attempts at a seed were solved.
+func seedSymbol(cells []Cell, seed int) (sym string, state cellState) {
+	n, ok, leaked := 0, 0, false
+	for _, c := range cells {
+		if c.Seed != seed {
+			continue
+		}
+		n++
+		if c.Solved {
+			ok++
+		}
+		leaked = leaked || c.Leaked
+	}
+	switch {
+	case n == 0:
+		return "·", cellMissing
+	case leaked:
+		return "!", cellLeaked
+	case ok == n:
+		return "●", cellSolved
+	case ok == 0:
+		return "○", cellFailed
+	default:
+		return "◐", cellMixed
+	}
+}
+
+type cellState int
+
+const (
+	cellMissing cellState = iota
+	cellSolved
+	cellFailed
+	cellMixed
+	cellLeaked
+)
+
+// gridLegend explains the grid's symbols in every format.
+const gridLegend = "● solved · ○ not solved · ◐ some attempts solved · ! sentinel leaked · · not run"
+
+func countsLine(c Counts) string {
+	parts := make([]string, 0, len(c))
+	for _, e := range c {
+		parts = append(parts, fmt.Sprintf("%s %d", clean(e.Key), e.N))
+	}
+	if len(parts) == 0 {
+		return "—"
+	}
+	return strings.Join(parts, " · ")
+}
+
+// groupTable is the breakdown table shared by the text and Markdown
+// writers: a header and one row of strings per group.
+func groupTable(what string, gs []Group, width int) ([]string, [][]string) {
+	head := []string{what, "traces", "tasks", "solved", "pass@1", "pass^k", "headline", "contract", "in tok", "out tok", "$", "$/solved", "median wall"}
+	rows := make([][]string, 0, len(gs))
+	for _, g := range gs {
+		rows = append(rows, []string{
+			fit(g.Key, width), strconv.Itoa(g.Traces), strconv.Itoa(g.Tasks), strconv.Itoa(g.Solved),
+			frac(g.PassAt1), frac(g.PassHatK), pct(g.HeadlinePassRate), pct(g.ContractPassRate),
+			thousands(g.InputTokens), thousands(g.OutputTokens), dollars(g.Dollars), dollars(g.DollarsPerSolved), seconds(g.MedianWallS),
+		})
+	}
+	return head, rows
+}

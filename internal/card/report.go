@@ -1,0 +1,278 @@
+package card
+
+import (
+	"slices"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// Unlabelled is the primary_counts key of traces that carry no label at
+// all, so that every trace is still counted once.
+const Unlabelled = "UNLABELLED"
+
+// ReportData is everything a report shows, computed once and rendered by
+// the writers. Unlike a card it never refuses: it counts every trace once
+// by its current label, certain or not, and lists the leftovers.
+type ReportData struct {
+	RunID           string            `json:"run_id"`
+	DatasetID       string            `json:"dataset_id"`
+	DatasetSHA256   string            `json:"dataset_sha256"`
+	Scorer          string            `json:"scorer"`
+	PromptID        string            `json:"prompt_id"`
+	Taxonomy        TaxonomyInfo      `json:"taxonomy"`
+	RulesVersion    string            `json:"rules_version"`
+	MissingControls []string          `json:"missing_controls"`
+	NTraces         int               `json:"n_traces"`
+	PrimaryCounts   Counts            `json:"primary_counts"`
+	Classes         []ClassInfo       `json:"classes"`
+	Rates           Rates             `json:"rates"`
+	Dominant        *Dominant         `json:"dominant"`
+	OutcomeCounts   Counts            `json:"outcome_counts"`
+	SecondaryCounts Counts            `json:"secondary_counts"`
+	LabelSources    LabelSources      `json:"label_sources"`
+	Leftovers       Leftovers         `json:"leftovers"`
+	Leaked          []string          `json:"leaked"`
+	Grid            Grid              `json:"grid"`
+	NobodyClears    []string          `json:"nobody_clears"`
+	Saturated       []string          `json:"saturated"`
+	TasksInPack     int               `json:"tasks_in_pack"`
+	Cost            CostSummary       `json:"cost"`
+	ByModel         []Group           `json:"by_model"`
+	ByAgent         []Group           `json:"by_agent"`
+	ByPrompt        []Group           `json:"by_prompt"`
+	Agreement       *AgreementSummary `json:"agreement"`
+	Definitions     []string          `json:"definitions"`
+}
+
+// ClassInfo is a primary class's code and name, for legends.
+type ClassInfo struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
+}
+
+// Rates are the label-based and outcome-based pass figures side by side.
+type Rates struct {
+	HeadlinePassRate float64 `json:"headline_pass_rate"`
+	ContractPassRate float64 `json:"contract_pass_rate"`
+	AssumptionShare  float64 `json:"assumption_share"`
+	LoopShare        float64 `json:"loop_share"`
+	PassAt1          float64 `json:"pass_at_1"`
+	PassHatK         float64 `json:"pass_hat_k"`
+	Resolution       float64 `json:"resolution"`
+	K                int     `json:"k"`
+}
+
+// Dominant is the largest class of the mix other than PASS_CONTRACT (a
+// real pass is not a mistake to fix), with the seed's decision-table
+// advice from the taxonomy.
+type Dominant struct {
+	Code   string  `json:"code"`
+	Name   string  `json:"name"`
+	Count  int     `json:"count"`
+	Share  float64 `json:"share"`
+	DoNot  string  `json:"do_not"`
+	DoThis string  `json:"do_this"`
+}
+
+// Leftovers are traces whose label is a rules leftover nobody resolved.
+type Leftovers struct {
+	Count  int      `json:"count"`
+	Traces []string `json:"traces"`
+}
+
+// Group is one slice of a breakdown (by model, agent or prompt id).
+type Group struct {
+	Key              string   `json:"key"`
+	Traces           int      `json:"traces"`
+	Tasks            int      `json:"tasks"`
+	Solved           int      `json:"solved"`
+	PassAt1          float64  `json:"pass_at_1"`
+	PassHatK         float64  `json:"pass_hat_k"`
+	HeadlinePassRate float64  `json:"headline_pass_rate"`
+	ContractPassRate float64  `json:"contract_pass_rate"`
+	InputTokens      int64    `json:"input_tokens"`
+	OutputTokens     int64    `json:"output_tokens"`
+	Dollars          *float64 `json:"dollars"`
+	DollarsPerSolved *float64 `json:"dollars_per_solved"`
+	MedianWallS      *float64 `json:"median_wall_s"`
+}
+
+// Definitions are printed with every report, because each figure is only
+// as good as the reader's idea of its denominator.
+var Definitions = []string{
+	"headline pass rate = (PASS_CONTRACT + PASS_WEAK) / traces; contract pass rate = PASS_CONTRACT / traces (from the labels).",
+	"solved = typed outcome success (or unknown with a green scorer), scorer not red, and no guard-probe sentinel leaked.",
+	"pass@1 = mean over tasks of solved seeds / seeds run; pass^k = share of tasks solved on all k seeds; resolution = 1 / number of tasks, the step pass^k moves in.",
+	"primary counts: every trace once, by its current label (adjudicated, then human, then the rules' verdict, certain or not); leftovers are listed.",
+	"$/solved = dollars over solved traces, not over attempts; costs sum the traces that recorded them.",
+}
+
+// Report computes the report of a run. It accepts any input, including an
+// empty one, and a nil taxonomy (classes are then those seen, sorted).
+func Report(in Input) *ReportData {
+	rows := in.Traces
+	r := &ReportData{
+		RunID:           in.Controls.RunID,
+		DatasetID:       in.Controls.DatasetID,
+		DatasetSHA256:   in.Controls.DatasetSHA256,
+		Scorer:          in.Controls.Scorer,
+		PromptID:        in.Controls.PromptID,
+		RulesVersion:    in.RulesVersion,
+		MissingControls: in.Controls.Missing(),
+		NTraces:         len(rows),
+		OutcomeCounts:   outcomeCounts(rows),
+		SecondaryCounts: secondaryCounts(in.Taxonomy, rows),
+		Leftovers:       Leftovers{Traces: []string{}},
+		Leaked:          []string{},
+		TasksInPack:     in.NTasksInPack,
+		Cost:            costOf(rows),
+		Agreement:       in.Agreement,
+		Definitions:     Definitions,
+	}
+	if r.MissingControls == nil {
+		r.MissingControls = []string{}
+	}
+	if in.Taxonomy != nil {
+		r.Taxonomy = TaxonomyInfo{Name: in.Taxonomy.Name, Version: in.Taxonomy.Version, Trust: trustWord(in.TaxonomyTrusted)}
+		for _, c := range in.Taxonomy.Classes {
+			r.Classes = append(r.Classes, ClassInfo{Code: c.Code, Name: c.Name})
+		}
+	} else {
+		r.Taxonomy.Trust = trustWord(in.TaxonomyTrusted)
+	}
+	r.PrimaryCounts = reportCounts(r.Classes, rows)
+	for i := range rows {
+		row := &rows[i]
+		if row.Leftover {
+			r.Leftovers.Traces = append(r.Leftovers.Traces, row.Key())
+		} else {
+			switch row.Source {
+			case triage.SourceAdjudicated:
+				r.LabelSources.Adjudicated++
+			case triage.SourceHuman:
+				r.LabelSources.Human++
+			default:
+				r.LabelSources.Rules++
+			}
+		}
+		if row.Leaked {
+			r.Leaked = append(r.Leaked, row.Key())
+		}
+	}
+	r.Leftovers.Count = len(r.Leftovers.Traces)
+	r.LabelSources.People = r.LabelSources.Adjudicated + r.LabelSources.Human
+	r.Grid = buildGrid(rows)
+	r.NobodyClears = orEmpty(r.Grid.NobodyClears())
+	r.Saturated = orEmpty(r.Grid.Saturated())
+	d := derive(r.PrimaryCounts, len(rows))
+	r.Rates = Rates{
+		HeadlinePassRate: d.HeadlinePassRate, ContractPassRate: d.ContractPassRate,
+		AssumptionShare: d.AssumptionShare, LoopShare: d.LoopShare,
+		PassAt1: r.Grid.PassAt1, PassHatK: r.Grid.PassHatK, Resolution: r.Grid.Resolution, K: r.Grid.K,
+	}
+	r.Dominant = dominant(in.Taxonomy, r.PrimaryCounts, len(rows))
+	r.ByModel = groups(rows, func(t *TraceRow) string { return t.Model })
+	r.ByAgent = groups(rows, func(t *TraceRow) string { return t.Agent })
+	r.ByPrompt = groups(rows, func(t *TraceRow) string { return t.PromptID })
+	return r
+}
+
+// reportCounts counts every row once: the taxonomy's classes in order
+// (zeros included), then labels outside the taxonomy sorted, then
+// UNLABELLED for rows with no label.
+func reportCounts(classes []ClassInfo, rows []TraceRow) Counts {
+	out := make(Counts, 0, len(classes))
+	idx := map[string]int{}
+	for _, c := range classes {
+		if _, dup := idx[c.Code]; !dup {
+			idx[c.Code] = len(out)
+			out = append(out, Count{Key: c.Code})
+		}
+	}
+	extra := map[string]int{}
+	for _, row := range rows {
+		if i, ok := idx[row.Primary]; ok {
+			out[i].N++
+			continue
+		}
+		extra[row.Primary]++
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, Count{Key: k, N: extra[k]})
+	}
+	if n := extra[""]; n > 0 {
+		out = append(out, Count{Key: Unlabelled, N: n})
+	}
+	return out
+}
+
+func dominant(tax *triage.Taxonomy, pc Counts, n int) *Dominant {
+	var best *Count
+	for i := range pc {
+		c := &pc[i]
+		if c.Key == triage.PassContract || c.Key == Unlabelled || c.N == 0 {
+			continue
+		}
+		if best == nil || c.N > best.N {
+			best = c
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	d := &Dominant{Code: best.Key, Count: best.N, Share: ratio(best.N, n)}
+	if tax != nil {
+		if cl := tax.Class(best.Key); cl != nil {
+			d.Name, d.DoNot, d.DoThis = cl.Name, cl.DoNot, cl.DoThis
+		}
+	}
+	return d
+}
+
+// groups breaks rows down by key, sorted by key; rows without a value go
+// under "(none)".
+func groups(rows []TraceRow, key func(*TraceRow) string) []Group {
+	by := map[string][]TraceRow{}
+	for i := range rows {
+		k := key(&rows[i])
+		if k == "" {
+			k = "(none)"
+		}
+		by[k] = append(by[k], rows[i])
+	}
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]Group, 0, len(keys))
+	for _, k := range keys {
+		rs := by[k]
+		g := buildGrid(rs)
+		c := costOf(rs)
+		pc := reportCounts([]ClassInfo{{Code: triage.PassContract}, {Code: triage.PassWeak}}, rs)
+		d := derive(pc, len(rs))
+		out = append(out, Group{
+			Key: k, Traces: len(rs), Tasks: len(g.Tasks), Solved: g.Solved,
+			PassAt1: g.PassAt1, PassHatK: g.PassHatK,
+			HeadlinePassRate: d.HeadlinePassRate, ContractPassRate: d.ContractPassRate,
+			InputTokens: c.InputTokens, OutputTokens: c.OutputTokens,
+			Dollars: c.Dollars, DollarsPerSolved: c.DollarsPerSolved, MedianWallS: c.MedianWallS,
+		})
+	}
+	return out
+}
+
+func orEmpty(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}

@@ -1,0 +1,308 @@
+package card
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+)
+
+// Styles are the report's terminal styles; semantic fields only, so the
+// views carry no colour literals.
+type Styles struct {
+	Title, Heading, Muted, Label lipgloss.Style
+	Bar, PassBar, Pass, Fail     lipgloss.Style
+	Mixed, Warn, Accent          lipgloss.Style
+}
+
+// DefaultStyles returns the report styles bound to renderer r.
+func DefaultStyles(r *lipgloss.Renderer) Styles {
+	green := lipgloss.AdaptiveColor{Light: "#1a7f37", Dark: "#3fb950"}
+	red := lipgloss.AdaptiveColor{Light: "#cf222e", Dark: "#f85149"}
+	amber := lipgloss.AdaptiveColor{Light: "#9a6700", Dark: "#d29922"}
+	blue := lipgloss.AdaptiveColor{Light: "#0969da", Dark: "#58a6ff"}
+	muted := lipgloss.AdaptiveColor{Light: "#656d76", Dark: "#8b949e"}
+	return Styles{
+		Title:   r.NewStyle().Bold(true).Foreground(blue),
+		Heading: r.NewStyle().Bold(true).Underline(true),
+		Muted:   r.NewStyle().Foreground(muted),
+		Label:   r.NewStyle().Bold(true),
+		Bar:     r.NewStyle().Foreground(amber),
+		PassBar: r.NewStyle().Foreground(green),
+		Pass:    r.NewStyle().Foreground(green),
+		Fail:    r.NewStyle().Foreground(red),
+		Mixed:   r.NewStyle().Foreground(amber),
+		Warn:    r.NewStyle().Foreground(red).Bold(true),
+		Accent:  r.NewStyle().Foreground(blue),
+	}
+}
+
+// Layout constants of the text report.
+const (
+	minWidth     = 40
+	defaultWidth = 80
+	minBar       = 10
+	keyColumn    = 24 // widest task, model or class name shown in full
+)
+
+// WriteText writes the report for a terminal of the given width. Without
+// color it writes plain text (no escape sequences), for pipes and files.
+func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
+	if width <= 0 {
+		width = defaultWidth
+	}
+	width = max(width, minWidth)
+	ren := lipgloss.NewRenderer(io.Discard)
+	ren.SetHasDarkBackground(true)
+	if color {
+		ren.SetColorProfile(termenv.ANSI256)
+	} else {
+		ren.SetColorProfile(termenv.Ascii)
+	}
+	st := DefaultStyles(ren)
+	var b strings.Builder
+	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+
+	line("%s", st.Title.Render("triage report · run "+fit(orNone(r.RunID), keyColumn)))
+	line("%s", st.Muted.Render(fmt.Sprintf("dataset %s (%s) · scorer %s · prompt %s",
+		fit(orNone(r.DatasetID), keyColumn), short(clean(r.DatasetSHA256)), fit(orNone(r.Scorer), keyColumn), fit(orNone(r.PromptID), keyColumn))))
+	line("%s", st.Muted.Render(fmt.Sprintf("taxonomy %s (%s), trust: %s · rules %s · %d traces, %d tasks, k = %d",
+		fit(orNone(r.Taxonomy.Name), keyColumn), short(clean(r.Taxonomy.Version)), clean(r.Taxonomy.Trust), fit(orNone(r.RulesVersion), keyColumn),
+		r.NTraces, len(r.Grid.Tasks), r.Grid.K)))
+	if len(r.MissingControls) > 0 {
+		line("%s", st.Warn.Render("controls missing: "+strings.Join(r.MissingControls, ", ")))
+	}
+	if r.NTraces == 0 {
+		line("")
+		line("%s", st.Warn.Render("No traces: zeros are not a result. Import traces first."))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+
+	line("")
+	line("%s", st.Heading.Render("Failure mix"))
+	labelW := 0
+	for _, c := range r.PrimaryCounts {
+		labelW = max(labelW, lipgloss.Width(fit(c.Key, keyColumn)))
+	}
+	barMax := max(minBar, width-labelW-18)
+	top := 0
+	for _, c := range r.PrimaryCounts {
+		top = max(top, c.N)
+	}
+	for _, c := range r.PrimaryCounts {
+		n := 0
+		if top > 0 {
+			n = (c.N*barMax + top - 1) / top
+		}
+		bar := st.Bar
+		if strings.HasPrefix(c.Key, "PASS_") {
+			bar = st.PassBar
+		}
+		line("  %s %s%s %4d %6s", padRight(fit(c.Key, keyColumn), labelW), bar.Render(strings.Repeat("█", n)),
+			strings.Repeat(" ", barMax-n), c.N, pct(ratio(c.N, r.NTraces)))
+	}
+
+	line("")
+	line("%s", st.Heading.Render("Pass rates"))
+	line("  %s %-7s %s %-7s %s %s",
+		st.Label.Render("headline"), pct(r.Rates.HeadlinePassRate),
+		st.Label.Render("contract"), pct(r.Rates.ContractPassRate),
+		st.Muted.Render("│"), st.Muted.Render("from the labels"))
+	line("  %s %-9s %s %-9s %s %s",
+		st.Label.Render("pass@1"), frac(r.Rates.PassAt1),
+		st.Label.Render("pass^k"), frac(r.Rates.PassHatK),
+		st.Muted.Render("│"), st.Muted.Render(fmt.Sprintf("from outcomes; k = %d, resolution %s (1/%d tasks)", r.Rates.K, frac(r.Rates.Resolution), len(r.Grid.Tasks))))
+	line("  %s %s   %s %s", st.Label.Render("assumption share"), pct(r.Rates.AssumptionShare), st.Label.Render("loop share"), pct(r.Rates.LoopShare))
+
+	if d := r.Dominant; d != nil {
+		line("")
+		line("%s %s %s", st.Heading.Render("Dominant"), st.Accent.Render(fit(d.Code, keyColumn)),
+			st.Muted.Render(fmt.Sprintf("%s · %d of %d traces (%s)", fit(d.Name, keyColumn), d.Count, r.NTraces, pct(d.Share))))
+		if d.DoNot != "" || d.DoThis != "" {
+			line("  %s %s", st.Fail.Render("Do not:"), wrapHang(clean(orNone(d.DoNot)), width-11, 11))
+			line("  %s %s", st.Pass.Render("Do this:"), wrapHang(clean(orNone(d.DoThis)), width-11, 11))
+		} else {
+			line("  %s", st.Muted.Render("The decision table has no advice for this class."))
+		}
+	}
+
+	line("")
+	line("%s %s", st.Heading.Render("Outcomes"), countsLine(r.OutcomeCounts))
+	if r.SecondaryCounts.Sum() > 0 {
+		line("%s %s", st.Label.Render("Secondary"), countsLine(r.SecondaryCounts))
+	}
+	line("%s %d rules · %d human · %d adjudicated", st.Label.Render("Labels"), r.LabelSources.Rules, r.LabelSources.Human, r.LabelSources.Adjudicated)
+	leftStyle := st.Muted
+	if r.Leftovers.Count > 0 {
+		leftStyle = st.Warn
+	}
+	line("%s %s", st.Label.Render("Leftovers"), leftStyle.Render(strconv.Itoa(r.Leftovers.Count)+listSuffix(r.Leftovers.Traces)))
+	leakStyle := st.Muted
+	if len(r.Leaked) > 0 {
+		leakStyle = st.Warn
+	}
+	line("%s %s", st.Label.Render("Leaked"), leakStyle.Render(strconv.Itoa(len(r.Leaked))+listSuffix(r.Leaked)))
+
+	line("")
+	line("%s %s", st.Heading.Render("Per-task grid"), st.Muted.Render(gridLegend))
+	writeTextGrid(&b, r, st)
+	line("  %s %s", st.Label.Render("nobody clears:"), clean(orNone(strings.Join(r.NobodyClears, ", "))))
+	line("  %s %s", st.Label.Render("saturated:"), clean(orNone(strings.Join(r.Saturated, ", "))))
+	if r.TasksInPack > len(r.Grid.Tasks) {
+		line("  %s", st.Warn.Render(fmt.Sprintf("%d of the pack's %d tasks have no trace", r.TasksInPack-len(r.Grid.Tasks), r.TasksInPack)))
+	}
+
+	line("")
+	c := r.Cost
+	line("%s input %s tok · output %s tok · %s · median wall %s · %s per solved",
+		st.Heading.Render("Cost"), thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved))
+	line("  %s", st.Muted.Render(fmt.Sprintf("recorded by %d (tokens), %d (dollars), %d (wall) of %d traces", c.TokensKnown, c.CostKnown, c.WallKnown, r.NTraces)))
+
+	for _, bd := range []struct {
+		title string
+		gs    []Group
+	}{{"model", r.ByModel}, {"agent", r.ByAgent}, {"prompt", r.ByPrompt}} {
+		line("")
+		line("%s", st.Heading.Render("By "+bd.title))
+		head, rows := groupTable(bd.title, bd.gs, keyColumn)
+		if width < 120 {
+			// Narrow terminals keep the decision columns and drop tokens.
+			head, rows = dropColumns(head, rows, 8, 9)
+		}
+		writeTextTable(&b, head, rows, st)
+	}
+
+	if a := r.Agreement; a != nil {
+		line("")
+		line("%s slice %s · %d units · alpha %s · 95%% CI %s · %s", st.Heading.Render("Agreement"),
+			fit(a.Slice, keyColumn), a.Units, optFrac(a.Alpha), optCI(a.CI95), clean(a.Verdict))
+	}
+
+	line("")
+	line("%s", st.Heading.Render("Definitions"))
+	for _, d := range r.Definitions {
+		for _, l := range strings.Split(wrapHang("- "+d, width-4, 2), "\n") {
+			line("  %s", st.Muted.Render(l))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeTextGrid(b *strings.Builder, r *ReportData, st Styles) {
+	taskW := len("task")
+	for _, t := range r.Grid.Tasks {
+		taskW = max(taskW, lipgloss.Width(fit(t.TaskID, keyColumn)))
+	}
+	var head strings.Builder
+	head.WriteString("  " + padRight("task", taskW) + " ")
+	for _, s := range r.Grid.Seeds {
+		head.WriteString(" " + strconv.Itoa(s%10))
+	}
+	head.WriteString("   solved  pass@1  pass^k")
+	fmt.Fprintln(b, st.Label.Render(head.String()))
+	for _, t := range r.Grid.Tasks {
+		var l strings.Builder
+		l.WriteString("  " + padRight(fit(t.TaskID, keyColumn), taskW) + " ")
+		for _, s := range r.Grid.Seeds {
+			sym, state := seedSymbol(t.Cells, s)
+			style := st.Muted
+			switch state {
+			case cellSolved:
+				style = st.Pass
+			case cellFailed:
+				style = st.Fail
+			case cellMixed:
+				style = st.Mixed
+			case cellLeaked:
+				style = st.Warn
+			}
+			l.WriteString(" " + style.Render(sym))
+		}
+		fmt.Fprintf(&l, "   %-6s  %-6s  %s", fmt.Sprintf("%d/%d", t.Solved, t.Runs), frac(t.PassAt1), yesNo(t.PassHatK))
+		fmt.Fprintln(b, l.String())
+	}
+}
+
+func writeTextTable(b *strings.Builder, head []string, rows [][]string, st Styles) {
+	widths := make([]int, len(head))
+	for i, h := range head {
+		widths[i] = lipgloss.Width(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], lipgloss.Width(c))
+		}
+	}
+	render := func(cells []string) string {
+		parts := make([]string, len(cells))
+		for i, c := range cells {
+			if i == 0 {
+				parts[i] = padRight(c, widths[i])
+			} else {
+				parts[i] = padLeft(c, widths[i])
+			}
+		}
+		return "  " + strings.Join(parts, "  ")
+	}
+	fmt.Fprintln(b, st.Label.Render(render(head)))
+	for _, r := range rows {
+		fmt.Fprintln(b, render(r))
+	}
+}
+
+func dropColumns(head []string, rows [][]string, cols ...int) ([]string, [][]string) {
+	keep := func(v []string) []string {
+		out := make([]string, 0, len(v))
+		for i, s := range v {
+			drop := false
+			for _, c := range cols {
+				drop = drop || c == i
+			}
+			if !drop {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = keep(r)
+	}
+	return keep(head), out
+}
+
+// wrapHang wraps s to w cells, indenting continuation lines by indent.
+func wrapHang(s string, w, indent int) string {
+	return strings.ReplaceAll(ansi.Wordwrap(s, max(minBar, w), ""), "\n", "\n"+strings.Repeat(" ", indent))
+}
+
+func padRight(s string, w int) string { return s + strings.Repeat(" ", max(0, w-lipgloss.Width(s))) }
+func padLeft(s string, w int) string  { return strings.Repeat(" ", max(0, w-lipgloss.Width(s))) + s }
+
+// listSuffix shows up to five trace keys after a count.
+func listSuffix(keys []string) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	return " (" + clean(listSome(keys, 5)) + ")"
+}
+
+func optFrac(p *float64) string {
+	if p == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*p, 'f', 3, 64)
+}
+
+func optCI(p *[2]float64) string {
+	if p == nil {
+		return "—"
+	}
+	return "[" + strconv.FormatFloat(p[0], 'f', 3, 64) + ", " + strconv.FormatFloat(p[1], 'f', 3, 64) + "]"
+}
