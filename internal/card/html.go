@@ -1,0 +1,208 @@
+package card
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// esc makes untrusted text safe for HTML text and attribute values. On top
+// of HTML escaping it writes "/" and "@" as character references, so trace
+// text can never put a "//" URL in the page's bytes, and it turns control
+// characters into visible stand-ins, which keeps the page valid XML too.
+func esc(s string) string {
+	return htmlExtra.Replace(html.EscapeString(clean(s)))
+}
+
+// htmlExtra writes "/" and "@" as character references: the page then
+// never holds "//" or "@import" as bytes, whatever a trace says.
+var htmlExtra = strings.NewReplacer("/", "&#47;", "@", "&#64;")
+
+// pageCSS is the page's only style sheet. It must stay free of url(),
+// @import and "//": the page works offline and loads nothing.
+const pageCSS = `
+body { font: 14px system-ui, sans-serif; margin: 2em auto; max-width: 70em; color: #1f2328; background: #fff; padding: 0 1em; }
+h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #d0d7de; }
+.meta { color: #656d76; } .warn { color: #cf222e; font-weight: bold; }
+table { border-collapse: collapse; margin: .5em 0; } th, td { padding: .2em .7em; text-align: right; border-bottom: 1px solid #eaeef2; }
+th:first-child, td:first-child { text-align: left; } th { background: #f6f8fa; }
+.rates td { font-size: 1.2em; } .donot { color: #cf222e; } .dothis { color: #1a7f37; }
+svg text { font: 12px ui-monospace, monospace; fill: #1f2328; }
+.ok { fill: #2da44e; } .no { fill: #cf222e; } .mix { fill: #d4a72c; } .leak { fill: #8250df; } .none { fill: #eaeef2; }
+.bar { fill: #d4a72c; } .passbar { fill: #2da44e; }
+`
+
+// SVG layout of the failure-mix chart and the grid.
+const (
+	svgLabelW = 160
+	svgBarW   = 400
+	svgRowH   = 22
+	svgCell   = 18
+	svgGap    = 4
+)
+
+// WriteHTML writes the report as one self-contained page: inline CSS,
+// inline SVG charts, no script and no reference to anything outside the
+// page, so it opens offline and leaks nothing when shared.
+func WriteHTML(w io.Writer, r *ReportData) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	p("<!DOCTYPE html>")
+	p(`<html lang="en"><head><meta charset="utf-8"/>`)
+	p(`<meta name="viewport" content="width=device-width, initial-scale=1"/>`)
+	p("<title>triage report · run %s</title>", esc(orNone(r.RunID)))
+	p("<style>%s</style></head><body>", pageCSS)
+	p("<h1>Triage report · run %s</h1>", esc(orNone(r.RunID)))
+	p(`<p class="meta">dataset %s (sha256 %s) · scorer %s · prompt %s<br/>taxonomy %s (%s), trust: <b>%s</b> · rules %s · %d traces, %d tasks, k = %d</p>`,
+		esc(orNone(r.DatasetID)), esc(short(r.DatasetSHA256)), esc(orNone(r.Scorer)), esc(orNone(r.PromptID)),
+		esc(orNone(r.Taxonomy.Name)), esc(short(r.Taxonomy.Version)), esc(r.Taxonomy.Trust), esc(orNone(r.RulesVersion)),
+		r.NTraces, len(r.Grid.Tasks), r.Grid.K)
+	if len(r.MissingControls) > 0 {
+		p(`<p class="warn">controls missing: %s</p>`, esc(strings.Join(r.MissingControls, ", ")))
+	}
+	if r.NTraces == 0 {
+		p(`<p class="warn">No traces: zeros are not a result.</p>`)
+		p("</body></html>")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+
+	p("<h2>Failure mix</h2>")
+	writeMixSVG(&b, r)
+
+	p("<h2>Pass rates</h2>")
+	p(`<table class="rates"><tr><th>from the labels</th><th></th><th>from outcomes</th><th></th></tr>`)
+	p("<tr><td>headline pass rate</td><td>%s</td><td>pass@1</td><td>%s</td></tr>", pct(r.Rates.HeadlinePassRate), frac(r.Rates.PassAt1))
+	p("<tr><td>contract pass rate</td><td>%s</td><td>pass^k</td><td>%s</td></tr>", pct(r.Rates.ContractPassRate), frac(r.Rates.PassHatK))
+	p("<tr><td>assumption share</td><td>%s</td><td>k</td><td>%d</td></tr>", pct(r.Rates.AssumptionShare), r.Rates.K)
+	p("<tr><td>loop share</td><td>%s</td><td>resolution</td><td>%s</td></tr></table>", pct(r.Rates.LoopShare), frac(r.Rates.Resolution))
+
+	if d := r.Dominant; d != nil {
+		p("<h2>Dominant: %s</h2>", esc(d.Code))
+		p("<p>%s · %d of %d traces (%s)</p>", esc(d.Name), d.Count, r.NTraces, pct(d.Share))
+		if d.DoNot != "" || d.DoThis != "" {
+			p(`<p class="donot"><b>Do not:</b> %s</p>`, esc(orNone(d.DoNot)))
+			p(`<p class="dothis"><b>Do this:</b> %s</p>`, esc(orNone(d.DoThis)))
+		} else {
+			p("<p>The decision table has no advice for this class.</p>")
+		}
+	}
+
+	p("<h2>Outcomes</h2>")
+	p("<p>%s</p>", esc(countsLine(r.OutcomeCounts)))
+	if r.SecondaryCounts.Sum() > 0 {
+		p("<p>Secondary tags: %s</p>", esc(countsLine(r.SecondaryCounts)))
+	}
+	p("<p>Labels: %d rules, %d human, %d adjudicated.</p>", r.LabelSources.Rules, r.LabelSources.Human, r.LabelSources.Adjudicated)
+	p(`<p%s>Leftovers: %d%s</p>`, warnIf(r.Leftovers.Count > 0), r.Leftovers.Count, esc(listSuffix(r.Leftovers.Traces)))
+	p(`<p%s>Leaked: %d%s</p>`, warnIf(len(r.Leaked) > 0), len(r.Leaked), esc(listSuffix(r.Leaked)))
+
+	p("<h2>Per-task grid</h2>")
+	p("<p>%s</p>", esc(gridLegend))
+	writeGridSVG(&b, r)
+	p("<p>nobody clears: %s<br/>saturated: %s</p>", esc(orNone(strings.Join(r.NobodyClears, ", "))), esc(orNone(strings.Join(r.Saturated, ", "))))
+	if r.TasksInPack > len(r.Grid.Tasks) {
+		p(`<p class="warn">%d of the pack's %d tasks have no trace</p>`, r.TasksInPack-len(r.Grid.Tasks), r.TasksInPack)
+	}
+
+	c := r.Cost
+	p("<h2>Cost</h2>")
+	htmlTable(&b, []string{"input tokens", "output tokens", "dollars", "median wall", "$/solved"},
+		[][]string{{thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved)}})
+	for _, bd := range []struct {
+		title string
+		gs    []Group
+	}{{"model", r.ByModel}, {"agent", r.ByAgent}, {"prompt", r.ByPrompt}} {
+		p("<h2>By %s</h2>", bd.title)
+		h, rs := groupTable(bd.title, bd.gs, 1<<20)
+		htmlTable(&b, h, rs)
+	}
+	if a := r.Agreement; a != nil {
+		p("<h2>Agreement</h2>")
+		p("<p>slice %s · %d units · alpha %s · 95%% CI %s · <b>%s</b></p>", esc(a.Slice), a.Units, optFrac(a.Alpha), optCI(a.CI95), esc(a.Verdict))
+	}
+	p("<h2>Definitions</h2><ul>")
+	for _, d := range r.Definitions {
+		p("<li>%s</li>", esc(d))
+	}
+	p("</ul></body></html>")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func warnIf(b bool) string {
+	if b {
+		return ` class="warn"`
+	}
+	return ""
+}
+
+// htmlTable writes a table; every cell is escaped here, whatever its origin.
+func htmlTable(b *strings.Builder, head []string, rows [][]string) {
+	b.WriteString("<table><tr>")
+	for _, h := range head {
+		b.WriteString("<th>" + esc(h) + "</th>")
+	}
+	b.WriteString("</tr>\n")
+	for _, r := range rows {
+		b.WriteString("<tr>")
+		for _, c := range r {
+			b.WriteString("<td>" + esc(c) + "</td>")
+		}
+		b.WriteString("</tr>\n")
+	}
+	b.WriteString("</table>\n")
+}
+
+func writeMixSVG(b *strings.Builder, r *ReportData) {
+	top := 0
+	for _, c := range r.PrimaryCounts {
+		top = max(top, c.N)
+	}
+	w := svgLabelW + svgBarW + 110
+	h := svgRowH*len(r.PrimaryCounts) + svgGap
+	fmt.Fprintf(b, `<svg role="img" width="%d" height="%d" viewBox="0 0 %d %d"><title>failure mix</title>`+"\n", w, h, w, h)
+	for i, c := range r.PrimaryCounts {
+		y := i*svgRowH + svgGap
+		bw := 0
+		if top > 0 {
+			bw = c.N * svgBarW / top
+		}
+		class := "bar"
+		if strings.HasPrefix(c.Key, "PASS_") {
+			class = "passbar"
+		}
+		fmt.Fprintf(b, `<text x="0" y="%d">%s</text>`, y+14, esc(clip(c.Key, 20)))
+		fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"></rect>`, class, svgLabelW, y, bw, svgRowH-svgGap*2)
+		fmt.Fprintf(b, `<text x="%d" y="%d">%d (%s)</text>`+"\n", svgLabelW+bw+6, y+14, c.N, pct(ratio(c.N, r.NTraces)))
+	}
+	b.WriteString("</svg>\n")
+}
+
+func writeGridSVG(b *strings.Builder, r *ReportData) {
+	cols := len(r.Grid.Seeds)
+	gridX := svgLabelW
+	statsX := gridX + cols*(svgCell+svgGap) + 16
+	w := statsX + 220
+	h := (len(r.Grid.Tasks)+1)*(svgCell+svgGap) + svgGap
+	fmt.Fprintf(b, `<svg role="img" width="%d" height="%d" viewBox="0 0 %d %d"><title>per-task grid</title>`+"\n", w, h, w, h)
+	fmt.Fprintf(b, `<text x="0" y="14">task</text>`)
+	for j, s := range r.Grid.Seeds {
+		fmt.Fprintf(b, `<text x="%d" y="14">%s</text>`, gridX+j*(svgCell+svgGap)+4, strconv.Itoa(s))
+	}
+	fmt.Fprintf(b, `<text x="%d" y="14">solved  pass@1  pass^k</text>`+"\n", statsX)
+	for i, t := range r.Grid.Tasks {
+		y := (i+1)*(svgCell+svgGap) + svgGap
+		fmt.Fprintf(b, `<text x="0" y="%d">%s</text>`, y+13, esc(clip(t.TaskID, 20)))
+		for j, s := range r.Grid.Seeds {
+			sym, state := seedSymbol(t.Cells, s)
+			class := map[cellState]string{cellMissing: "none", cellSolved: "ok", cellFailed: "no", cellMixed: "mix", cellLeaked: "leak"}[state]
+			fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"><title>%s seed %d: %s</title></rect>`,
+				class, gridX+j*(svgCell+svgGap), y, svgCell, svgCell, esc(t.TaskID), s, esc(sym))
+		}
+		fmt.Fprintf(b, `<text x="%d" y="%d">%d/%d  %s  %s</text>`+"\n", statsX, y+13, t.Solved, t.Runs, frac(t.PassAt1), yesNo(t.PassHatK))
+	}
+	b.WriteString("</svg>\n")
+}

@@ -1,0 +1,160 @@
+package card
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// mdEscaper backslash-escapes what Markdown would read as markup, so a
+// task ID cannot open a link, an image, raw HTML or a new table cell, and
+// breaks "://" so a renderer does not turn trace text into a live link.
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"#", `\#`, "|", `\|`, "~", `\~`, "!", `\!`, "(", `\(`, ")", `\)`, "&", "&amp;",
+	"<", "&lt;", ">", "&gt;", "://", "&#58;//",
+)
+
+// md makes untrusted text safe for a Markdown table cell or line.
+func md(s string) string { return mdEscaper.Replace(clean(s)) }
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown, for a pull
+// request or a wiki page.
+func WriteMarkdown(w io.Writer, r *ReportData) error {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	table := func(head []string, rows [][]string) {
+		p("| %s |", strings.Join(head, " | "))
+		seps := make([]string, len(head))
+		for i := range seps {
+			seps[i] = "---:"
+			if i == 0 {
+				seps[i] = "---"
+			}
+		}
+		p("|%s|", strings.Join(seps, "|"))
+		for _, row := range rows {
+			p("| %s |", strings.Join(row, " | "))
+		}
+		p("")
+	}
+
+	p("# Triage report: run %s", md(orNone(r.RunID)))
+	p("")
+	p("- dataset: %s, sha256 %s", md(orNone(r.DatasetID)), md(orNone(r.DatasetSHA256)))
+	p("- scorer: %s; prompt: %s", md(orNone(r.Scorer)), md(orNone(r.PromptID)))
+	p("- taxonomy: %s (%s), trust: **%s**; rules: %s", md(orNone(r.Taxonomy.Name)), md(short(r.Taxonomy.Version)), md(r.Taxonomy.Trust), md(orNone(r.RulesVersion)))
+	p("- %d traces, %d tasks, k = %d", r.NTraces, len(r.Grid.Tasks), r.Grid.K)
+	if len(r.MissingControls) > 0 {
+		p("- **controls missing:** %s", md(strings.Join(r.MissingControls, ", ")))
+	}
+	p("")
+	if r.NTraces == 0 {
+		p("**No traces: zeros are not a result.**")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+
+	p("## Failure mix")
+	p("")
+	rows := make([][]string, 0, len(r.PrimaryCounts))
+	for _, c := range r.PrimaryCounts {
+		share := ratio(c.N, r.NTraces)
+		rows = append(rows, []string{md(c.Key), strconv.Itoa(c.N), pct(share), strings.Repeat("█", int(share*20+0.5))})
+	}
+	table([]string{"class", "count", "share", ""}, rows)
+
+	p("## Pass rates")
+	p("")
+	table([]string{"from the labels", "", "from outcomes", ""}, [][]string{
+		{"headline pass rate", pct(r.Rates.HeadlinePassRate), "pass@1", frac(r.Rates.PassAt1)},
+		{"contract pass rate", pct(r.Rates.ContractPassRate), "pass^k", frac(r.Rates.PassHatK)},
+		{"assumption share", pct(r.Rates.AssumptionShare), "k", strconv.Itoa(r.Rates.K)},
+		{"loop share", pct(r.Rates.LoopShare), "resolution", frac(r.Rates.Resolution)},
+	})
+
+	if d := r.Dominant; d != nil {
+		p("## Dominant: %s (%s), %d of %d traces", md(d.Code), md(d.Name), d.Count, r.NTraces)
+		p("")
+		if d.DoNot != "" || d.DoThis != "" {
+			p("- **Do not:** %s", md(orNone(d.DoNot)))
+			p("- **Do this:** %s", md(orNone(d.DoThis)))
+		} else {
+			p("The decision table has no advice for this class.")
+		}
+		p("")
+	}
+
+	p("## Outcomes")
+	p("")
+	p("%s", md(countsLine(r.OutcomeCounts)))
+	p("")
+	if r.SecondaryCounts.Sum() > 0 {
+		p("Secondary tags: %s", md(countsLine(r.SecondaryCounts)))
+		p("")
+	}
+	p("Labels: %d rules, %d human, %d adjudicated. Leftovers: %d%s. Leaked: %d%s.",
+		r.LabelSources.Rules, r.LabelSources.Human, r.LabelSources.Adjudicated,
+		r.Leftovers.Count, md(listSuffix(r.Leftovers.Traces)), len(r.Leaked), md(listSuffix(r.Leaked)))
+	p("")
+
+	p("## Per-task grid")
+	p("")
+	p("%s", md(gridLegend))
+	p("")
+	head := []string{"task"}
+	for _, s := range r.Grid.Seeds {
+		head = append(head, "s"+strconv.Itoa(s))
+	}
+	head = append(head, "solved", "pass@1", "pass^k")
+	rows = rows[:0]
+	for _, t := range r.Grid.Tasks {
+		row := []string{md(t.TaskID)}
+		for _, s := range r.Grid.Seeds {
+			sym, _ := seedSymbol(t.Cells, s)
+			row = append(row, sym)
+		}
+		row = append(row, fmt.Sprintf("%d/%d", t.Solved, t.Runs), frac(t.PassAt1), yesNo(t.PassHatK))
+		rows = append(rows, row)
+	}
+	table(head, rows)
+	p("- nobody clears: %s", md(orNone(strings.Join(r.NobodyClears, ", "))))
+	p("- saturated: %s", md(orNone(strings.Join(r.Saturated, ", "))))
+	if r.TasksInPack > len(r.Grid.Tasks) {
+		p("- %d of the pack's %d tasks have no trace", r.TasksInPack-len(r.Grid.Tasks), r.TasksInPack)
+	}
+	p("")
+
+	c := r.Cost
+	p("## Cost")
+	p("")
+	table([]string{"input tokens", "output tokens", "dollars", "median wall", "$/solved"}, [][]string{
+		{thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved)},
+	})
+	for _, bd := range []struct {
+		title string
+		gs    []Group
+	}{{"model", r.ByModel}, {"agent", r.ByAgent}, {"prompt", r.ByPrompt}} {
+		p("## By %s", bd.title)
+		p("")
+		h, rs := groupTable(bd.title, bd.gs, 1<<20)
+		for _, row := range rs {
+			row[0] = mdEscaper.Replace(row[0])
+		}
+		table(h, rs)
+	}
+	if a := r.Agreement; a != nil {
+		p("## Agreement")
+		p("")
+		p("Slice %s, %d units, alpha %s, 95%% CI %s: **%s**.", md(a.Slice), a.Units, optFrac(a.Alpha), optCI(a.CI95), md(a.Verdict))
+		p("")
+	}
+	p("## Definitions")
+	p("")
+	for _, d := range r.Definitions {
+		p("- %s", mdEscaper.Replace(d))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
