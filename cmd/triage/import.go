@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/ingest"
+	"github.com/triage-dev/triage/internal/store"
+)
+
+type importOpts struct {
+	run, format, model, results string
+	strict, asJSON, rejects     bool
+}
+
+// importSummary is the --json output of import (DESIGN §4).
+type importSummary struct {
+	Imported   int            `json:"imported"`
+	Duplicates int            `json:"duplicates"`
+	Rejected   int            `json:"rejected"`
+	Rejects    []importReject `json:"rejects"`
+	// Errors are whole inputs that could not be read (missing file,
+	// directory, unknown format); their lines are unknown.
+	Errors []string `json:"errors,omitempty"`
+}
+
+type importReject struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+func newImportCmd(a *app) *cobra.Command {
+	var o importOpts
+	cmd := &cobra.Command{
+		Use:   "import FILE… | -",
+		Short: "Import traces (our JSONL, .jsonl.gz, or agent-harness logs) into the store",
+		Long: `Import traces into the store. Every input line ends as exactly one of imported,
+duplicate or rejected; rejected lines are kept with their bytes (see 'triage rejects').
+Re-importing a file changes nothing. A directory imports every trace file under it.
+
+Exit status: 0 all clean, 3 some lines rejected, 1 an input could not be read
+(or, with --strict, any bad line: then nothing is written).`,
+		Example: `  triage import runs/run-a.jsonl
+  zcat big.jsonl.gz | triage import --run run-a -
+  triage import --json traces/ > summary.json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runImport(cmd.Context(), o, args)
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"jsonl", "jsonl.gz", "json", "traj", "eval"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.run, "run", "", "run id for rows that do not name one (default: the file's stem)")
+	f.StringVar(&o.format, "format", "auto", "input format: auto or one of "+strings.Join(ingest.FormatNames(), ", "))
+	f.StringVar(&o.model, "model", "", "model name for traces whose source does not record it")
+	f.StringVar(&o.results, "results", "", "SWE-bench report.json or results summary for trajectories")
+	f.BoolVar(&o.strict, "strict", false, "write nothing if any line is bad (exit status 1)")
+	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return append([]string{"auto"}, ingest.FormatNames()...), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+func (a *app) runImport(ctx context.Context, o importOpts, args []string) error {
+	files, err := ingest.Expand(args)
+	if err != nil {
+		return &exitErr{code: exitError, err: err}
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	prog := newProgress(a, files)
+	defer prog.done()
+	var sum importSummary
+	opts := ingest.Options{RunID: o.run, Model: o.model, Results: o.results}
+
+	var im *store.Import
+	begin := func() error {
+		if im != nil {
+			return nil
+		}
+		im, err = db.BeginImport(ctx)
+		return err
+	}
+	var readErr bool
+	for _, path := range files {
+		if err := begin(); err != nil {
+			return err
+		}
+		ferr := a.importFile(ctx, im, path, o.format, opts, &sum, prog)
+		if ferr != nil {
+			var fatal *fatalErr
+			if errors.As(ferr, &fatal) {
+				im.Rollback()
+				return fatal.err
+			}
+			readErr = true
+			sum.Errors = append(sum.Errors, ferr.Error())
+		}
+		if !o.strict {
+			// One transaction per file: a file lands whole or not at all.
+			if err := im.Commit(); err != nil {
+				return err
+			}
+			im = nil
+		}
+	}
+	prog.done()
+	bad := sum.Rejected > 0 || readErr
+	if o.strict && im != nil {
+		if bad {
+			im.Rollback()
+		} else if err := im.Commit(); err != nil {
+			return err
+		}
+	}
+	if o.asJSON {
+		if sum.Rejects == nil {
+			sum.Rejects = []importReject{}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(sum); err != nil {
+			return err
+		}
+	} else {
+		a.printImportSummary(sum, o.strict && bad)
+	}
+	switch {
+	case o.strict && bad:
+		return &exitErr{code: exitError}
+	case readErr:
+		return &exitErr{code: exitError}
+	case sum.Rejected > 0:
+		return &exitErr{code: exitRejected}
+	}
+	return nil
+}
+
+// fatalErr aborts the whole import (a store failure), unlike a bad input.
+type fatalErr struct{ err error }
+
+func (e *fatalErr) Error() string { return e.err.Error() }
+
+func (a *app) importFile(ctx context.Context, im *store.Import, path, format string, opts ingest.Options, sum *importSummary, prog *progressBar) error {
+	in, err := ingest.Open(path, a.stdin, prog.wrap)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	reject := func(file string, line int, reason string, raw []byte) error {
+		sum.Rejected++
+		sum.Rejects = append(sum.Rejects, importReject{File: file, Line: line, Reason: reason})
+		if err := im.Reject(ctx, store.Reject{File: file, Line: line, Reason: reason, Raw: raw}); err != nil {
+			return &fatalErr{err}
+		}
+		return nil
+	}
+	err = ingest.Decode(ctx, in, format, opts, func(r ingest.Record) error {
+		if r.Reject != nil {
+			return reject(r.Reject.File, r.Reject.Line, r.Reject.Reason, r.Reject.Raw)
+		}
+		t := r.Trace
+		if err := t.Validate(); err != nil {
+			return reject(in.Name, r.Line, err.Error(), t.Raw)
+		}
+		norm, err := ingest.Finish(t)
+		if err != nil {
+			return reject(in.Name, r.Line, "cannot normalise: "+err.Error(), t.Raw)
+		}
+		res, err := im.Add(ctx, t, norm, in.Name, r.Line)
+		if err != nil {
+			return &fatalErr{fmt.Errorf("import %s:%d: %w", in.Name, r.Line, err)}
+		}
+		switch res {
+		case store.Imported:
+			sum.Imported++
+		case store.Duplicate:
+			sum.Duplicates++
+		case store.Conflict:
+			raw := t.Raw
+			if raw == nil {
+				raw = norm
+			}
+			return reject(in.Name, r.Line, fmt.Sprintf("%s is already stored with different content; import it under another --run", t.Key()), raw)
+		}
+		return nil
+	})
+	var re *ingest.ReadError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &re):
+		return reject(in.Name, re.Line, fmt.Sprintf("input truncated or unreadable after this line: %v", re.Err), nil)
+	default:
+		var fatal *fatalErr
+		if errors.As(err, &fatal) {
+			return err
+		}
+		return err
+	}
+}
+
+func (a *app) printImportSummary(sum importSummary, rolledBack bool) {
+	w := a.stderr
+	const show = 20
+	for i, r := range sum.Rejects {
+		if i == show {
+			fmt.Fprintf(w, "… and %d more rejected lines (see 'triage rejects')\n", len(sum.Rejects)-show)
+			break
+		}
+		fmt.Fprintf(w, "%s:%d: %s\n", r.File, r.Line, r.Reason)
+	}
+	for _, e := range sum.Errors {
+		fmt.Fprintln(w, "triage:", e)
+	}
+	fmt.Fprintf(a.stdout, "%d imported, %d duplicates, %d rejected\n", sum.Imported, sum.Duplicates, sum.Rejected)
+	if rolledBack {
+		fmt.Fprintln(w, "--strict: nothing was written because some input was bad")
+	}
+}
+
+var _ = io.Discard
+var _ = os.Stdin

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/ingest"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// Exit statuses of DESIGN §4.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitRejected = 3
+)
+
+// exitErr carries an exit status up to run; a nil err with a code says
+// "done, but" (exit 3 after rejected lines).
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e *exitErr) Error() string {
+	if e.err == nil {
+		return "exit " + strconv.Itoa(e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitErr) Unwrap() error { return e.err }
+
+func usageErr(format string, a ...any) error {
+	return &exitErr{code: exitUsage, err: fmt.Errorf(format, a...)}
+}
+
+// app is what every command shares: the streams and the store's path.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	dbPath         string
+	// isTerminal says whether a stream is a terminal; tests replace it.
+	isTerminal func(w any) bool
+}
+
+func (a *app) openStore(ctx context.Context) (*store.DB, error) {
+	return store.Open(ctx, a.dbPath, decodeRow)
+}
+
+func decodeRow(row []byte, run string) (*triage.Trace, error) {
+	return ingest.DecodeRow(row, run)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "triage:", ee.err)
+			if ee.code == exitUsage {
+				fmt.Fprintln(stderr, "Run 'triage --help' for usage.")
+			}
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "triage:", err)
+	if isUsage(err) {
+		fmt.Fprintln(stderr, "Run 'triage --help' for usage.")
+		return exitUsage
+	}
+	return exitError
+}
+
+// isUsage recognises cobra's own argument and flag errors.
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "triage",
+		Short: "Tell why your coding agents fail: import traces, label them, agree, publish the failure mix",
+		Long: `triage imports coding-agent traces into a local SQLite store with the run's frozen
+controls, labels them with deterministic rules (never an LLM), walks reviewers through
+what the rules cannot decide, checks that two reviewers agree before a taxonomy is
+trusted, and publishes benchmark cards, failure-mix reports and run comparisons.
+
+Start with:  triage demo`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	def := os.Getenv("TRIAGE_DB")
+	if def == "" {
+		def = "triage.db"
+	}
+	root.PersistentFlags().StringVar(&a.dbPath, "db", def, "store file (default $TRIAGE_DB or triage.db)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitErr{code: exitUsage, err: err}
+	})
+	root.AddCommand(
+		newImportCmd(a),
+		newRejectsCmd(a),
+		newTracesCmd(a),
+		newCardCmd(a),
+	)
+	return root
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// traceRow is one line of `traces --json` (DESIGN §4).
+type traceRow struct {
+	RunID       string   `json:"run_id"`
+	TaskID      string   `json:"task_id"`
+	Seed        int      `json:"seed"`
+	Model       string   `json:"model"`
+	Agent       string   `json:"agent"`
+	PromptID    string   `json:"prompt_id"`
+	Outcome     string   `json:"outcome"`
+	ExitCode    *int     `json:"exit_code"`
+	NToolCalls  int      `json:"n_tool_calls"`
+	WallS       *float64 `json:"wall_s"`
+	CostUSD     *float64 `json:"cost_usd"`
+	Primary     string   `json:"primary"`
+	Secondary   []string `json:"secondary"`
+	Decision    string   `json:"decision"`
+	LabelSource string   `json:"label_source"`
+	ContentHash string   `json:"content_hash"`
+}
+
+func newTracesCmd(a *app) *cobra.Command {
+	var run string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "traces",
+		Short: "List traces with their outcome and current label",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runTraces(cmd.Context(), run, asJSON)
+		},
+	}
+	cmd.Flags().StringVar(&run, "run", "", "only this run")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines")
+	return cmd
+}
+
+func (a *app) traceRows(ctx context.Context, run string) ([]traceRow, error) {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	sums, err := db.Summaries(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	states, err := db.LabelStates(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]traceRow, 0, len(sums))
+	for _, s := range sums {
+		r := traceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: s.Model, Agent: s.Agent, PromptID: s.PromptID,
+			Outcome: string(s.Outcome), ExitCode: s.ExitCode, NToolCalls: s.NToolCalls, WallS: s.WallS, CostUSD: s.CostUSD,
+			Secondary: []string{}, ContentHash: s.ContentHash}
+		if st := states[s.ID]; st != nil {
+			f := triage.Resolve(st)
+			r.Primary, r.LabelSource = f.Primary, string(f.Source)
+			if f.Secondary != nil {
+				r.Secondary = f.Secondary
+			}
+			if st.Rule != nil && st.Rule.Verdict != nil {
+				r.Decision = string(st.Rule.Verdict.Decision)
+				if r.Outcome == "" {
+					r.Outcome = string(st.Rule.Verdict.Outcome)
+				}
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+func (a *app) runTraces(ctx context.Context, run string, asJSON bool) error {
+	rows, err := a.traceRows(ctx, run)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		for _, r := range rows {
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRACE\tMODEL\tEXIT\tOUTCOME\tCALLS\tLABEL\tSOURCE\tDECISION")
+	for _, r := range rows {
+		exit := "?"
+		if r.ExitCode != nil {
+			exit = fmt.Sprint(*r.ExitCode)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", triage.Sanitize(triage.TraceKey(r.RunID, r.TaskID, r.Seed)), triage.Sanitize(r.Model), exit,
+			dash(r.Outcome), r.NToolCalls, dash(r.Primary), dash(r.LabelSource), dash(r.Decision))
+	}
+	return tw.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

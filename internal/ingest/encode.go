@@ -1,0 +1,56 @@
+package ingest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// EncodeRow writes t as a row of our JSONL format, so traces from any
+// harness are stored, exported and re-decoded one way. An empty but
+// recorded tool log stays an empty array (not "no tool log").
+func EncodeRow(t *triage.Trace) ([]byte, error) {
+	type row triage.Trace
+	type withLog struct {
+		*row
+		ToolCalls []triage.ToolCall `json:"tool_calls"`
+	}
+	if t.HasToolLog {
+		calls := t.ToolCalls
+		if calls == nil {
+			calls = []triage.ToolCall{}
+		}
+		return json.Marshal(withLog{row: (*row)(t), ToolCalls: calls})
+	}
+	return json.Marshal((*row)(t))
+}
+
+// Finish prepares a decoded trace for storage: for traces not read from
+// our JSONL it returns the normalised row to store beside the original,
+// and it fills the content hash when the adapter left it empty.
+func Finish(t *triage.Trace) (norm []byte, err error) {
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		if c.ArgsKey == "" {
+			c.ArgsKey = triage.ArgsKey(c.Args)
+		}
+	}
+	if t.Source == "jsonl" && t.Raw != nil {
+		return nil, nil
+	}
+	norm, err = EncodeRow(t)
+	if err != nil {
+		return nil, err
+	}
+	if t.ContentHash == "" {
+		src := t.Raw
+		if src == nil {
+			src = norm
+		}
+		sum := sha256.Sum256(src)
+		t.ContentHash = hex.EncodeToString(sum[:])
+	}
+	return norm, nil
+}

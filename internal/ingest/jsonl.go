@@ -1,0 +1,420 @@
+package ingest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// rowDecoder turns one JSONL row into a trace. It is not safe for
+// concurrent use: each pipeline worker owns one, reusing its parser.
+type rowDecoder struct {
+	p   fastjson.Parser
+	buf []byte
+}
+
+// fieldError is a row problem pinned to a field, so the message reads
+// "exit_code: want an integer, got string".
+type fieldError struct {
+	field, msg string
+}
+
+func (e *fieldError) Error() string {
+	if e.field == "" {
+		return e.msg
+	}
+	return e.field + ": " + e.msg
+}
+
+func ferr(field, format string, a ...any) *fieldError {
+	return &fieldError{field: field, msg: fmt.Sprintf(format, a...)}
+}
+
+// DecodeRow decodes one row of our JSONL trace format. defaultRun fills
+// run_id when the row has none. The returned trace's Raw aliases raw.
+func DecodeRow(raw []byte, defaultRun string) (*triage.Trace, error) {
+	var d rowDecoder
+	return d.decode(raw, defaultRun)
+}
+
+func (d *rowDecoder) decode(raw []byte, defaultRun string) (*triage.Trace, error) {
+	if i := bytes.IndexByte(raw, 0); i >= 0 {
+		return nil, fmt.Errorf("NUL byte at column %d", i+1)
+	}
+	if !utf8.Valid(raw) {
+		return nil, fmt.Errorf("invalid UTF-8 at column %d", invalidUTF8At(raw)+1)
+	}
+	if err := fastjson.ValidateBytes(raw); err != nil {
+		return nil, syntaxError(raw, err)
+	}
+	v, err := d.p.ParseBytes(raw)
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
+	if v.Type() != fastjson.TypeObject {
+		return nil, fmt.Errorf("want a JSON object, got %s", typeName(v))
+	}
+	t := &triage.Trace{Source: "jsonl", Raw: raw}
+	if e := d.fill(t, v, defaultRun); e != nil {
+		return nil, e
+	}
+	sum := sha256.Sum256(raw)
+	t.ContentHash = hex.EncodeToString(sum[:])
+	return t, nil
+}
+
+func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string) error {
+	var err error
+	tv := v.Get("task_id")
+	switch {
+	case tv == nil:
+		return ferr("task_id", "missing (every row needs a string task_id)")
+	case tv.Type() != fastjson.TypeString:
+		return ferr("task_id", "want a string, got %s", typeName(tv))
+	}
+	t.TaskID = string(tv.GetStringBytes())
+	if t.TaskID == "" {
+		return ferr("task_id", "empty")
+	}
+	if t.RunID, err = optString(v, "run_id"); err != nil {
+		return err
+	}
+	if t.RunID == "" {
+		t.RunID = defaultRun
+	}
+	if s := v.Get("seed"); s != nil && s.Type() != fastjson.TypeNull {
+		n, err := intValue("seed", s)
+		if err != nil {
+			return err
+		}
+		if n < 0 || n > math.MaxInt32 {
+			return ferr("seed", "%d is out of range (0 to %d)", n, math.MaxInt32)
+		}
+		t.Seed = int(n)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"model", &t.Model}, {"agent", &t.Agent}, {"prompt_id", &t.PromptID}} {
+		if *f.dst, err = optString(v, f.name); err != nil {
+			return err
+		}
+	}
+	if ev := v.Get("exit_code"); ev != nil && ev.Type() != fastjson.TypeNull {
+		n, err := intValue("exit_code", ev)
+		if err != nil {
+			return err
+		}
+		if n < math.MinInt32 || n > math.MaxInt32 {
+			return ferr("exit_code", "%d is out of range", n)
+		}
+		c := int(n)
+		t.ExitCode = &c
+	}
+	oc, err := optString(v, "outcome")
+	if err != nil {
+		return err
+	}
+	t.Outcome = triage.Outcome(oc)
+	if t.Outcome != triage.OutcomeUnknown && !t.Outcome.Valid() {
+		return ferr("outcome", "%q is not one of success, incomplete, failed, blocked", oc)
+	}
+	if err := d.toolCalls(t, v); err != nil {
+		return err
+	}
+	if err := messages(t, v); err != nil {
+		return err
+	}
+	if t.Answer, err = optStringPtr(v, "answer"); err != nil {
+		return err
+	}
+	if t.Diff, err = optStringPtr(v, "diff"); err != nil {
+		return err
+	}
+	if t.TestOutput, err = optStringPtr(v, "test_output"); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		dst  **bool
+	}{
+		{"written_tests", &t.WrittenTests}, {"timeout", &t.Timeout},
+		{"assumed_api", &t.AssumedAPI}, {"required_missing", &t.RequiredMissing},
+		{"asked", &t.Asked}, {"outside_allowlist", &t.OutsideAllowlist},
+	} {
+		if *f.dst, err = optBool(v, f.name); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  **float64
+	}{{"wall_s", &t.WallS}, {"wall_cap", &t.WallCap}, {"cost_usd", &t.CostUSD}} {
+		if *f.dst, err = optNumber(v, f.name); err != nil {
+			return err
+		}
+	}
+	if tk := v.Get("tokens"); tk != nil && tk.Type() != fastjson.TypeNull {
+		if tk.Type() != fastjson.TypeObject {
+			return ferr("tokens", "want an object {input, output}, got %s", typeName(tk))
+		}
+		var tok triage.Tokens
+		for _, f := range []struct {
+			name string
+			dst  *int64
+		}{{"input", &tok.Input}, {"output", &tok.Output}} {
+			x := tk.Get(f.name)
+			if x == nil || x.Type() == fastjson.TypeNull {
+				continue
+			}
+			n, err := intValue("tokens."+f.name, x)
+			if err != nil {
+				return err
+			}
+			if n < 0 {
+				return ferr("tokens."+f.name, "%d is negative", n)
+			}
+			*f.dst = n
+		}
+		t.Tokens = &tok
+	}
+	return nil
+}
+
+func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
+	tc := v.Get("tool_calls")
+	if tc == nil || tc.Type() == fastjson.TypeNull {
+		return nil
+	}
+	if tc.Type() != fastjson.TypeArray {
+		return ferr("tool_calls", "want an array, got %s", typeName(tc))
+	}
+	t.HasToolLog = true
+	arr, _ := tc.Array()
+	t.ToolCalls = make([]triage.ToolCall, len(arr))
+	for i, c := range arr {
+		field := "tool_calls[" + strconv.Itoa(i) + "]"
+		if c.Type() != fastjson.TypeObject {
+			return ferr(field, "want an object, got %s", typeName(c))
+		}
+		call := &t.ToolCalls[i]
+		nv := c.Get("name")
+		switch {
+		case nv == nil || nv.Type() == fastjson.TypeNull:
+			return ferr(field+".name", "missing (every tool call needs a name)")
+		case nv.Type() != fastjson.TypeString:
+			return ferr(field+".name", "want a string, got %s", typeName(nv))
+		}
+		call.Name = string(nv.GetStringBytes())
+		if call.Name == "" {
+			return ferr(field+".name", "empty")
+		}
+		// The seed compares json.dumps(call.get("args", {})): a missing
+		// args is {} while an explicit null stays null.
+		if a := c.Get("args"); a != nil {
+			call.Args = a.MarshalTo(nil)
+			var err error
+			if d.buf, err = triage.AppendCanonicalJSON(d.buf[:0], call.Args); err != nil {
+				call.ArgsKey = triage.ArgsKey(call.Args)
+			} else {
+				call.ArgsKey = string(d.buf)
+			}
+		} else {
+			call.ArgsKey = "{}"
+		}
+		var err error
+		if call.Output, err = optText(c, "output", field+".output"); err != nil {
+			return err
+		}
+		if call.Error, err = optText(c, "error", field+".error"); err != nil {
+			return err
+		}
+		if call.WallS, err = optNumberField(c, "wall_s", field+".wall_s"); err != nil {
+			return err
+		}
+		if ts := c.Get("ts"); ts != nil && ts.Type() != fastjson.TypeNull {
+			if ts.Type() == fastjson.TypeString {
+				call.TS = string(ts.GetStringBytes())
+			} else {
+				call.TS = string(ts.MarshalTo(nil))
+			}
+		}
+	}
+	return nil
+}
+
+func messages(t *triage.Trace, v *fastjson.Value) error {
+	mv := v.Get("messages")
+	if mv == nil || mv.Type() == fastjson.TypeNull {
+		return nil
+	}
+	if mv.Type() != fastjson.TypeArray {
+		return ferr("messages", "want an array, got %s", typeName(mv))
+	}
+	arr, _ := mv.Array()
+	t.Messages = make([]triage.Message, len(arr))
+	for i, m := range arr {
+		field := "messages[" + strconv.Itoa(i) + "]"
+		if m.Type() != fastjson.TypeObject {
+			return ferr(field, "want an object {role, content}, got %s", typeName(m))
+		}
+		var err error
+		if t.Messages[i].Role, err = optText(m, "role", field+".role"); err != nil {
+			return err
+		}
+		if t.Messages[i].Content, err = optText(m, "content", field+".content"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// optText reads a field that should be text. Harnesses put structured
+// values (content blocks, objects) where text is expected; those are kept
+// as their JSON rather than rejected, because a reviewer can still read them.
+func optText(v *fastjson.Value, key, field string) (string, error) {
+	x := v.Get(key)
+	if x == nil || x.Type() == fastjson.TypeNull {
+		return "", nil
+	}
+	switch x.Type() {
+	case fastjson.TypeString:
+		return string(x.GetStringBytes()), nil
+	case fastjson.TypeObject, fastjson.TypeArray, fastjson.TypeNumber, fastjson.TypeTrue, fastjson.TypeFalse:
+		return string(x.MarshalTo(nil)), nil
+	}
+	return "", ferr(field, "want a string, got %s", typeName(x))
+}
+
+func optString(v *fastjson.Value, key string) (string, error) {
+	x := v.Get(key)
+	if x == nil || x.Type() == fastjson.TypeNull {
+		return "", nil
+	}
+	if x.Type() != fastjson.TypeString {
+		return "", ferr(key, "want a string, got %s", typeName(x))
+	}
+	return string(x.GetStringBytes()), nil
+}
+
+func optStringPtr(v *fastjson.Value, key string) (*string, error) {
+	x := v.Get(key)
+	if x == nil || x.Type() == fastjson.TypeNull {
+		return nil, nil
+	}
+	if x.Type() != fastjson.TypeString {
+		return nil, ferr(key, "want a string, got %s", typeName(x))
+	}
+	s := string(x.GetStringBytes())
+	return &s, nil
+}
+
+func optBool(v *fastjson.Value, key string) (*bool, error) {
+	x := v.Get(key)
+	if x == nil || x.Type() == fastjson.TypeNull {
+		return nil, nil
+	}
+	var b bool
+	switch x.Type() {
+	case fastjson.TypeTrue:
+		b = true
+	case fastjson.TypeFalse:
+	default:
+		return nil, ferr(key, "want true or false, got %s", typeName(x))
+	}
+	return &b, nil
+}
+
+func optNumber(v *fastjson.Value, key string) (*float64, error) {
+	return optNumberField(v, key, key)
+}
+
+func optNumberField(v *fastjson.Value, key, field string) (*float64, error) {
+	x := v.Get(key)
+	if x == nil || x.Type() == fastjson.TypeNull {
+		return nil, nil
+	}
+	if x.Type() != fastjson.TypeNumber {
+		return nil, ferr(field, "want a number, got %s", typeName(x))
+	}
+	f, err := x.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, ferr(field, "not a finite number: %s", x.MarshalTo(nil))
+	}
+	return &f, nil
+}
+
+// intValue accepts integral JSON numbers (3 and 3.0 alike, as Python
+// compares them equal) and rejects everything else with the field named.
+func intValue(field string, x *fastjson.Value) (int64, error) {
+	if x.Type() != fastjson.TypeNumber {
+		return 0, ferr(field, "want an integer, got %s", typeName(x))
+	}
+	if n, err := x.Int64(); err == nil {
+		return n, nil
+	}
+	f, err := x.Float64()
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, ferr(field, "want an integer, got %s", x.MarshalTo(nil))
+	}
+	return int64(f), nil
+}
+
+func typeName(x *fastjson.Value) string {
+	switch x.Type() {
+	case fastjson.TypeString:
+		s := x.GetStringBytes()
+		if len(s) > 20 {
+			return fmt.Sprintf("string %q…", s[:20])
+		}
+		return fmt.Sprintf("string %q", s)
+	case fastjson.TypeNumber:
+		return "number " + string(x.MarshalTo(nil))
+	case fastjson.TypeTrue, fastjson.TypeFalse:
+		return "boolean " + x.Type().String()
+	case fastjson.TypeObject:
+		return "an object"
+	case fastjson.TypeArray:
+		return "an array"
+	case fastjson.TypeNull:
+		return "null"
+	}
+	return x.Type().String()
+}
+
+// syntaxError explains invalid JSON the way encoding/json does, with a
+// column, which reads better than the fast validator's message. It runs
+// only on bad lines.
+func syntaxError(raw []byte, fallback error) error {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("invalid JSON at column %d: %s", se.Offset, se.Error())
+	case err != nil:
+		return fmt.Errorf("invalid JSON: %s", err.Error())
+	}
+	return fmt.Errorf("invalid JSON: %v", fallback)
+}
+
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}

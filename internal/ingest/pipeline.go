@@ -1,0 +1,246 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+	"unicode"
+)
+
+// MaxLine is the longest JSONL line accepted. Longer lines are rejected
+// with their first MaxRejectRaw bytes kept, so memory stays bounded.
+const MaxLine = 256 << 20
+
+// MaxRejectRaw bounds the raw bytes kept for an oversized line.
+const MaxRejectRaw = 1 << 20
+
+// batch is a run of consecutive lines decoded by one worker. Lines are
+// copied out of the reader's buffer so workers own their bytes.
+type batch struct {
+	lines   [][]byte
+	lineNos []int
+	// noEOL marks that the last line of the file had no newline: if it
+	// does not parse, it was most likely truncated.
+	noEOL bool
+	// oversize holds lines over MaxLine (by index), rejected unparsed.
+	oversize map[int]int
+	out      chan []Record
+}
+
+const (
+	batchLines = 512
+	batchBytes = 1 << 20
+)
+
+// decodeJSONL reads src line by line, decodes lines on all cores and
+// emits records in input order. Memory is bounded by the batches in
+// flight (about 2 per core of at most 1 MiB each, or one long line).
+func decodeJSONL(ctx context.Context, src Source, emit func(Record) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	work := make(chan *batch, workers)
+	order := make(chan *batch, 2*workers)
+	runID := src.Opts.RunID
+	if runID == "" {
+		runID = stem(src.Name)
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var d rowDecoder
+			for b := range work {
+				b.out <- d.decodeBatch(b, src.Name, runID)
+			}
+		}()
+	}
+	readErr := make(chan error, 1)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		defer close(order)
+		defer close(work)
+		readErr <- splitLines(ctx, src.R, func(b *batch) bool {
+			b.out = make(chan []Record, 1)
+			select {
+			case order <- b:
+			case <-ctx.Done():
+				return false
+			}
+			select {
+			case work <- b:
+			case <-ctx.Done():
+				return false
+			}
+			return true
+		})
+	}()
+	var emitErr error
+	for b := range order {
+		recs := <-b.out
+		if emitErr != nil {
+			continue
+		}
+		for _, r := range recs {
+			if err := emit(r); err != nil {
+				emitErr = err
+				cancel()
+				break
+			}
+		}
+	}
+	wg.Wait()
+	if emitErr != nil {
+		return emitErr
+	}
+	return <-readErr
+}
+
+func (d *rowDecoder) decodeBatch(b *batch, file, runID string) []Record {
+	recs := make([]Record, 0, len(b.lines))
+	for i, line := range b.lines {
+		no := b.lineNos[i]
+		if n, ok := b.oversize[i]; ok {
+			recs = append(recs, Record{Line: no, Reject: &Reject{File: file, Line: no,
+				Reason: fmt.Sprintf("line is %d bytes, over the %d MiB limit (first %d bytes kept)", n, MaxLine>>20, len(line)), Raw: line}})
+			continue
+		}
+		if isBlank(line) {
+			continue
+		}
+		t, err := d.decode(line, runID)
+		if err != nil {
+			reason := err.Error()
+			if b.noEOL && i == len(b.lines)-1 {
+				reason = "truncated last line (no newline at end of file): " + reason
+			}
+			recs = append(recs, Record{Line: no, Reject: &Reject{File: file, Line: no, Reason: reason, Raw: line}})
+			continue
+		}
+		recs = append(recs, Record{Line: no, Trace: t})
+	}
+	return recs
+}
+
+func isBlank(b []byte) bool {
+	for _, c := range b {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v' {
+			return false
+		}
+	}
+	return len(bytes.TrimFunc(b, unicode.IsSpace)) == 0
+}
+
+// splitLines cuts r into batches of lines. It strips a leading UTF-8 BOM
+// and CR before LF, and reports a read error (a truncated gzip stream, an
+// I/O error) after handing over every complete line read before it.
+func splitLines(ctx context.Context, r io.Reader, send func(*batch) bool) error {
+	br := bufio.NewReaderSize(r, 1<<20)
+	lineNo := 0
+	cur := &batch{}
+	size := 0
+	flush := func() bool {
+		if len(cur.lines) == 0 {
+			return true
+		}
+		ok := send(cur)
+		cur, size = &batch{}, 0
+		return ok
+	}
+	var long []byte
+	longLen := 0
+	for {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: accumulate, bounded.
+			if longLen+len(chunk) <= MaxLine {
+				long = append(long, chunk...)
+			} else if len(long) < MaxRejectRaw {
+				long = append(long, chunk[:min(len(chunk), MaxRejectRaw-len(long))]...)
+			}
+			longLen += len(chunk)
+			continue
+		}
+		if len(chunk) == 0 && long == nil && err != nil {
+			if !flush() {
+				return ctx.Err()
+			}
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		lineNo++
+		var line []byte
+		over := 0
+		if long != nil {
+			longLen += len(chunk)
+			if longLen <= MaxLine {
+				line = append(long, chunk...)
+			} else {
+				line = long
+				over = longLen
+			}
+			long, longLen = nil, 0
+		} else {
+			line = append([]byte(nil), chunk...)
+		}
+		eol := len(line) > 0 && line[len(line)-1] == '\n' && over == 0
+		if eol {
+			line = line[:len(line)-1]
+			if n := len(line); n > 0 && line[n-1] == '\r' {
+				line = line[:n-1]
+			}
+		}
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		if over > 0 {
+			if cur.oversize == nil {
+				cur.oversize = map[int]int{}
+			}
+			cur.oversize[len(cur.lines)] = over
+		}
+		cur.lines = append(cur.lines, line)
+		cur.lineNos = append(cur.lineNos, lineNo)
+		size += len(line)
+		if err != nil {
+			cur.noEOL = !eol
+			if !flush() {
+				return ctx.Err()
+			}
+			if err == io.EOF {
+				return nil
+			}
+			return &ReadError{Line: lineNo, Err: err}
+		}
+		if len(cur.lines) >= batchLines || size >= batchBytes {
+			if !flush() {
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// ReadError is an input that could not be read to its end (a truncated
+// gzip stream, an I/O error). Line is the last line read, complete or not.
+type ReadError struct {
+	Line int
+	Err  error
+}
+
+// Error implements error.
+func (e *ReadError) Error() string {
+	return fmt.Sprintf("read failed after line %d: %v", e.Line, e.Err)
+}
+
+// Unwrap implements errors.Unwrap.
+func (e *ReadError) Unwrap() error { return e.Err }

@@ -1,0 +1,267 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// JSONL is our own trace format: one JSON object a line (DESIGN §2).
+var JSONL = Format{
+	Name:   "jsonl",
+	Detect: detectJSONL,
+	Decode: decodeJSONL,
+}
+
+// Formats returns every format triage reads, in detection order: the
+// harness formats first (their shapes are specific), our JSONL last.
+func Formats() []Format {
+	return append(harnessFormats(), JSONL)
+}
+
+// FormatNames lists the --format values.
+func FormatNames() []string {
+	var names []string
+	for _, f := range Formats() {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// Lookup returns the format called name.
+func Lookup(name string) (Format, bool) {
+	for _, f := range Formats() {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// Detect picks the format of a file from its name and first bytes.
+func Detect(name string, head []byte) (Format, error) {
+	for _, f := range Formats() {
+		if f.Detect != nil && f.Detect(name, head) {
+			return f, nil
+		}
+	}
+	return Format{}, fmt.Errorf("%s: not a trace file of any known format (tried %s)", name, strings.Join(FormatNames(), ", "))
+}
+
+// detectJSONL accepts content whose first non-blank line is a whole JSON
+// object (a pretty-printed .json file is not JSONL), or an empty file
+// (which imports nothing, cleanly). A file named .jsonl is ours whatever
+// it holds, so its bad lines are rejected one by one with reasons.
+func detectJSONL(name string, head []byte) bool {
+	lname := strings.ToLower(name)
+	if strings.HasSuffix(lname, ".jsonl") || strings.HasSuffix(lname, ".jsonl.gz") || strings.HasSuffix(lname, ".ndjson") {
+		return true
+	}
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) == 0 {
+		return true
+	}
+	if t[0] != '{' {
+		return false
+	}
+	line, _, complete := bytes.Cut(t, []byte("\n"))
+	if !complete && len(head) >= DetectBytes {
+		// A first line longer than the head: trust its opening brace.
+		return true
+	}
+	return json.Valid(bytes.TrimRight(line, "\r"))
+}
+
+// stem is a file's name without directory and extensions, the default run.
+func stem(name string) string {
+	base := filepath.Base(name)
+	if name == "-" || name == "" || base == "." {
+		return "stdin"
+	}
+	for _, ext := range []string{".gz", ".jsonl", ".json", ".traj", ".eval"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// Stem is the default run id for a file: its base name without extensions.
+func Stem(name string) string { return stem(name) }
+
+// Input is one opened input: decompressed content with its name.
+type Input struct {
+	Name string
+	Path string
+	R    io.Reader
+	// Head is the first bytes of the content, for detection; R still
+	// yields them.
+	Head   []byte
+	closer func() error
+}
+
+// Close releases the input.
+func (in *Input) Close() error {
+	if in.closer == nil {
+		return nil
+	}
+	return in.closer()
+}
+
+// Open opens a trace file ("-" is standard input), decompressing gzip by
+// its magic bytes, and peeks at its head for detection. wrap, if not nil,
+// wraps the compressed stream (a progress counter).
+func Open(path string, stdin io.Reader, wrap func(io.Reader) io.Reader) (*Input, error) {
+	var raw io.Reader
+	var closer func() error
+	name := path
+	if path == "-" {
+		raw, name = stdin, "<stdin>"
+	} else {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+		}
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s: is a directory", path)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+		}
+		raw, closer = f, f.Close
+	}
+	if wrap != nil {
+		raw = wrap(raw)
+	}
+	br := bufio.NewReaderSize(raw, 64<<10)
+	var r io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			if closer != nil {
+				closer()
+			}
+			return nil, fmt.Errorf("%s: gzip: %w", name, err)
+		}
+		zbr := bufio.NewReaderSize(zr, 64<<10)
+		r = zbr
+		prev := closer
+		closer = func() error {
+			zr.Close()
+			if prev != nil {
+				return prev()
+			}
+			return nil
+		}
+		br = zbr
+	}
+	head, _ := br.Peek(DetectBytes)
+	return &Input{Name: name, Path: pathOrEmpty(path), R: r, Head: head, closer: closer}, nil
+}
+
+func pathOrEmpty(p string) string {
+	if p == "-" {
+		return ""
+	}
+	return p
+}
+
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if ok := asPathErr(err, &pe); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func asPathErr(err error, target **fs.PathError) bool {
+	pe, ok := err.(*fs.PathError)
+	if ok {
+		*target = pe
+	}
+	return ok
+}
+
+// Expand turns the command line's paths into files: a directory becomes
+// every trace file under it (recursively, sorted), other paths stay.
+func Expand(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil || !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != p && strings.HasPrefix(d.Name(), ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if traceFileName(d.Name()) {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// traceFileName says whether a file in a directory walk is worth
+// detecting. Reports (report.json, results summaries) are read by the
+// adapters next to their trajectories, not imported on their own.
+func traceFileName(name string) bool {
+	l := strings.ToLower(name)
+	if strings.HasSuffix(l, "report.json") || strings.HasPrefix(l, "results_summary") || strings.HasSuffix(l, ".patch") || strings.HasSuffix(l, ".yaml") || strings.HasSuffix(l, ".md") {
+		return false
+	}
+	for _, ext := range []string{".jsonl", ".jsonl.gz", ".json", ".traj", ".eval", ".json.gz"} {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// Decode detects (or takes) the format of in and streams its records.
+func Decode(ctx context.Context, in *Input, format string, opts Options, emit func(Record) error) error {
+	var f Format
+	if format != "" && format != "auto" {
+		var ok bool
+		if f, ok = Lookup(format); !ok {
+			return fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(FormatNames(), ", "))
+		}
+	} else {
+		var err error
+		if f, err = Detect(in.Name, in.Head); err != nil {
+			return err
+		}
+	}
+	return f.Decode(ctx, Source{Name: in.Name, Path: in.Path, R: in.R, Opts: opts}, emit)
+}
+
+// harnessFormats is where the agent-harness adapters plug in.
+func harnessFormats() []Format { return nil }

@@ -1,0 +1,302 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// AppendLabel stores one label event at once (a crash loses at most the
+// event in flight) and returns it with its id and time.
+func (s *DB) AppendLabel(ctx context.Context, e triage.LabelEvent) (triage.LabelEvent, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return e, mapErr(err)
+	}
+	defer tx.Rollback()
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = s.Now()
+	}
+	if _, err := s.appendLabel(ctx, tx, &e); err != nil {
+		return e, err
+	}
+	return e, mapErr(tx.Commit())
+}
+
+// ExtKey identifies a human event across stores: the same event exported
+// and imported twice is stored once.
+func ExtKey(contentHash string, e *triage.LabelEvent) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s\x00%s", contentHash, e.Actor, e.Kind, e.Primary,
+		strings.Join(e.Secondary, ","), e.Note, e.Slice, e.CreatedAt.UTC().Format(time.RFC3339Nano))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// appendLabel inserts e; it reports false when an event with the same
+// external key exists (idempotent label import).
+func (s *DB) appendLabel(ctx context.Context, q querier, e *triage.LabelEvent) (bool, error) {
+	sec, _ := json.Marshal(nonNil(e.Secondary))
+	var verdict any
+	var decision, reason, rulesV string
+	if e.Verdict != nil {
+		b, err := json.Marshal(e.Verdict)
+		if err != nil {
+			return false, err
+		}
+		verdict, decision, reason, rulesV = string(b), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion
+	}
+	var ext any
+	if e.Kind != triage.KindRule {
+		var hash string
+		if err := q.QueryRowContext(ctx, `SELECT content_hash FROM traces WHERE id = ?`, e.TraceID).Scan(&hash); err != nil {
+			return false, fmt.Errorf("label trace %d: %w", e.TraceID, mapErr(err))
+		}
+		ext = ExtKey(hash, e)
+	}
+	res, err := q.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, verdict, slice, created_at, ext_key)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) DO NOTHING`,
+		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, rulesV, decision, reason, verdict, e.Slice,
+		e.CreatedAt.UTC().Format(time.RFC3339Nano), ext)
+	if err != nil {
+		return false, mapErr(err)
+	}
+	n, _ := res.RowsAffected()
+	if n == 0 {
+		return false, nil
+	}
+	e.ID, _ = res.LastInsertId()
+	return true, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+const eventCols = `id, trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, slice, created_at`
+
+func scanEvent(r scanner) (triage.LabelEvent, error) {
+	var e triage.LabelEvent
+	var kind, sec, rulesV, decision, reason, created string
+	if err := r.Scan(&e.ID, &e.TraceID, &e.Actor, &kind, &e.Primary, &sec, &e.Note, &e.TaxonomyVersion, &rulesV, &decision, &reason, &e.Slice, &created); err != nil {
+		return e, err
+	}
+	e.Kind = triage.LabelKind(kind)
+	_ = json.Unmarshal([]byte(sec), &e.Secondary)
+	e.CreatedAt = parseStamp(created)
+	if e.Kind == triage.KindRule {
+		e.Verdict = &triage.Verdict{Primary: e.Primary, Secondary: e.Secondary, Decision: triage.Decision(decision), Reason: reason,
+			TaxonomyVersion: e.TaxonomyVersion, RulesVersion: rulesV}
+	}
+	return e, nil
+}
+
+// History returns a trace's events in order; actor filters when set.
+func (s *DB) History(ctx context.Context, traceID int64, actor string) ([]triage.LabelEvent, error) {
+	q := `SELECT ` + eventCols + ` FROM label_events WHERE trace_id = ?`
+	args := []any{traceID}
+	if actor != "" {
+		q += ` AND actor = ?`
+		args = append(args, actor)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []triage.LabelEvent
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, e)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// Verdict returns the rules' latest full verdict on a trace, or
+// ErrNotFound when the rules have not run on it.
+func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error) {
+	var body sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT verdict FROM label_events WHERE trace_id = ? AND kind = 'rule' ORDER BY id DESC LIMIT 1`, traceID).Scan(&body)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	var v triage.Verdict
+	if err := json.Unmarshal([]byte(body.String), &v); err != nil {
+		return nil, fmt.Errorf("verdict of trace %d: %w", traceID, err)
+	}
+	return &v, nil
+}
+
+// LabelStates folds every event of a run's traces (all runs when runID is
+// empty) into per-trace states: the latest rule verdict, each reviewer's
+// live label (undo applied) and the latest adjudication.
+func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.LabelState, error) {
+	q := `SELECT ` + eventCols + ` FROM label_events`
+	var args []any
+	if runID != "" {
+		q += ` WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)`
+		args = append(args, runID)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY trace_id, id`, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := map[int64]*triage.LabelState{}
+	perActor := map[string][]triage.LabelEvent{}
+	var cur *triage.LabelState
+	flush := func() {
+		if cur == nil {
+			return
+		}
+		for actor, evs := range perActor {
+			if live := triage.CurrentLabel(evs); live != nil {
+				if cur.Humans == nil {
+					cur.Humans = map[string]*triage.LabelEvent{}
+				}
+				cur.Humans[actor] = live
+			}
+		}
+		clear(perActor)
+	}
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		if cur == nil || cur.TraceID != e.TraceID {
+			flush()
+			cur = &triage.LabelState{TraceID: e.TraceID}
+			out[e.TraceID] = cur
+		}
+		switch e.Kind {
+		case triage.KindRule:
+			ev := e
+			cur.Rule = &ev
+		case triage.KindAdjudication:
+			ev := e
+			cur.Adjudication = &ev
+		default:
+			perActor[e.Actor] = append(perActor[e.Actor], e)
+		}
+	}
+	flush()
+	return out, mapErr(rows.Err())
+}
+
+// RuleBatch is one batch of stored rows for the rules to label.
+type RuleBatch func(rows []StoredRow) ([]triage.LabelEvent, error)
+
+// LabelPending runs label over every trace of a run (all runs when runID
+// is empty) that has no rule verdict under this taxonomy and rules
+// version, in batches, reading and writing in one transaction so a second
+// `rules run` at the same time waits and then finds nothing to do.
+func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVersion string, label RuleBatch) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	defer tx.Rollback()
+	q := `SELECT id FROM traces t
+		WHERE NOT EXISTS (SELECT 1 FROM label_events e WHERE e.kind = 'rule' AND e.taxonomy_version = ? AND e.rules_version = ? AND e.trace_id = t.id)`
+	args := []any{taxonomyVersion, rulesVersion}
+	if runID != "" {
+		q += ` AND run_id = ?`
+		args = append(args, runID)
+	}
+	// Collect the pending ids first (8 bytes a trace), then read rows in
+	// batches: memory stays bounded by a batch, and no write happens
+	// while a read cursor over label_events is open.
+	ids, err := queryIDs(ctx, tx, q+` ORDER BY id`, args...)
+	if err != nil {
+		return 0, err
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, verdict, slice, created_at)
+		VALUES (?,?,'rule',?,?,'',?,?,?,?,?,'',?)`)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	defer ins.Close()
+	n := 0
+	stamp := s.stamp()
+	const batchSize = 2048
+	for lo := 0; lo < len(ids); lo += batchSize {
+		b, err := storedRows(ctx, tx, ids[lo:min(lo+batchSize, len(ids))])
+		if err != nil {
+			return n, err
+		}
+		events, err := label(b)
+		if err != nil {
+			return n, err
+		}
+		for _, e := range events {
+			v := e.Verdict
+			if v == nil {
+				return n, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+			}
+			body, err := json.Marshal(v)
+			if err != nil {
+				return n, err
+			}
+			sec, _ := json.Marshal(nonNil(v.Secondary))
+			if _, err := ins.ExecContext(ctx, e.TraceID, e.Actor, v.Primary, string(sec), v.TaxonomyVersion, v.RulesVersion, string(v.Decision), v.Reason, string(body), stamp); err != nil {
+				return n, mapErr(err)
+			}
+			n++
+		}
+	}
+	return n, mapErr(tx.Commit())
+}
+
+func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, mapErr(rows.Err())
+}
+
+func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, run_id, content_hash, source, raw, norm FROM traces WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id`, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := make([]StoredRow, 0, len(ids))
+	for rows.Next() {
+		var r StoredRow
+		if err := rows.Scan(&r.ID, &r.RunID, &r.Hash, &r.Source, &r.Raw, &r.Norm); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
+}

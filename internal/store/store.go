@@ -1,0 +1,221 @@
+// Package store owns every SQL string of triage: the connection and its
+// pragmas, the embedded numbered migrations, transactions and the mapping
+// of driver errors to sentinels. It takes and returns domain values from
+// package triage; nothing above it sees a row or a sql.Null.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Sentinel errors the callers map to messages and exit codes.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("conflict")
+	// ErrFrozen refuses a change that would alter what labels or traces
+	// already rest on (a run's controls, a slice's items).
+	ErrFrozen = errors.New("frozen")
+)
+
+// Decoder turns a stored row back into a trace; the store keeps rows
+// verbatim and leaves their format to package ingest (wired by cmd).
+type Decoder func(row []byte, runID string) (*triage.Trace, error)
+
+// DB is the triage store: one SQLite file.
+type DB struct {
+	db     *sql.DB
+	path   string
+	decode Decoder
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+}
+
+// Open opens (creating if needed) the store at path and migrates it.
+func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
+	q := url.Values{}
+	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-65536)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + path + "?" + q.Encode()
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	// One connection: SQLite serialises writers anyway, and a single
+	// connection keeps pragmas and immediate transactions predictable.
+	db.SetMaxOpenConns(1)
+	s := &DB{db: db, path: path, decode: decode, Now: func() time.Time { return time.Now().UTC() }}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, mapErr(err))
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the store.
+func (s *DB) Close() error { return s.db.Close() }
+
+// Path is the store's file.
+func (s *DB) Path() string { return s.path }
+
+func (s *DB) migrate(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT`); err != nil {
+		return fmt.Errorf("migrate: %w", mapErr(err))
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := s.migrateFile(ctx, name); err != nil {
+			return fmt.Errorf("migrate %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *DB) migrateFile(ctx context.Context, name string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
+		return mapErr(err)
+	}
+	if n > 0 {
+		return nil
+	}
+	body, err := fs.ReadFile(migrations, name)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return mapErr(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO migrations (name, applied_at) VALUES (?, ?)`, name, s.stamp()); err != nil {
+		return mapErr(err)
+	}
+	return tx.Commit()
+}
+
+func (s *DB) stamp() string { return s.Now().UTC().Format(time.RFC3339Nano) }
+
+func parseStamp(v string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, v)
+	return t
+}
+
+// mapErr turns driver errors into the store's sentinels.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %s", ErrConflict, se.Error())
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("%w: %s", ErrNotFound, se.Error())
+		}
+	}
+	return err
+}
+
+func nullInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func nullInt64(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func nullFloat(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func nullBool(p *bool) any {
+	if p == nil {
+		return nil
+	}
+	if *p {
+		return 1
+	}
+	return 0
+}
+
+func intPtr(v sql.NullInt64) *int {
+	if !v.Valid {
+		return nil
+	}
+	n := int(v.Int64)
+	return &n
+}
+
+func int64Ptr(v sql.NullInt64) *int64 {
+	if !v.Valid {
+		return nil
+	}
+	n := v.Int64
+	return &n
+}
+
+func floatPtr(v sql.NullFloat64) *float64 {
+	if !v.Valid {
+		return nil
+	}
+	f := v.Float64
+	return &f
+}
+
+func boolPtr(v sql.NullInt64) *bool {
+	if !v.Valid {
+		return nil
+	}
+	b := v.Int64 != 0
+	return &b
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+var _ = strconv.Itoa

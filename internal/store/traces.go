@@ -1,0 +1,146 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// TraceSummary is a trace's queryable columns, enough for lists and
+// reports without decoding the stored row.
+type TraceSummary struct {
+	ID          int64
+	RunID       string
+	TaskID      string
+	Seed        int
+	Model       string
+	Agent       string
+	PromptID    string
+	ExitCode    *int
+	Outcome     triage.Outcome
+	NToolCalls  int
+	WallS       *float64
+	Tokens      *triage.Tokens
+	CostUSD     *float64
+	Source      string
+	ContentHash string
+}
+
+// Key is the trace's RUN/TASK#SEED name.
+func (t *TraceSummary) Key() string { return triage.TraceKey(t.RunID, t.TaskID, t.Seed) }
+
+const summaryCols = `id, run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash`
+
+func scanSummary(r scanner) (TraceSummary, error) {
+	var t TraceSummary
+	var exit, tin, tout sql.NullInt64
+	var wall, cost sql.NullFloat64
+	var outcome string
+	err := r.Scan(&t.ID, &t.RunID, &t.TaskID, &t.Seed, &t.Model, &t.Agent, &t.PromptID, &exit, &outcome, &t.NToolCalls, &wall, &tin, &tout, &cost, &t.Source, &t.ContentHash)
+	if err != nil {
+		return t, err
+	}
+	t.ExitCode, t.WallS, t.CostUSD, t.Outcome = intPtr(exit), floatPtr(wall), floatPtr(cost), triage.Outcome(outcome)
+	if tin.Valid || tout.Valid {
+		t.Tokens = &triage.Tokens{Input: tin.Int64, Output: tout.Int64}
+	}
+	return t, nil
+}
+
+// Summaries lists the traces of a run (every run when runID is empty) in
+// run, task, seed order.
+func (s *DB) Summaries(ctx context.Context, runID string) ([]TraceSummary, error) {
+	q := `SELECT ` + summaryCols + ` FROM traces`
+	var args []any
+	if runID != "" {
+		q += ` WHERE run_id = ?`
+		args = append(args, runID)
+	}
+	q += ` ORDER BY run_id, task_id, seed`
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []TraceSummary
+	for rows.Next() {
+		t, err := scanSummary(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, t)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// Summary returns one trace's summary.
+func (s *DB) Summary(ctx context.Context, id int64) (TraceSummary, error) {
+	t, err := scanSummary(s.db.QueryRowContext(ctx, `SELECT `+summaryCols+` FROM traces WHERE id = ?`, id))
+	return t, mapErr(err)
+}
+
+// FindTrace resolves RUN/TASK#SEED to a trace id.
+func (s *DB) FindTrace(ctx context.Context, run, task string, seed int) (int64, error) {
+	var id int64
+	err := s.db.QueryRowContext(ctx, `SELECT id FROM traces WHERE run_id = ? AND task_id = ? AND seed = ?`, run, task, seed).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("trace %s: %w", triage.TraceKey(run, task, seed), mapErr(err))
+	}
+	return id, nil
+}
+
+// Row returns the stored row of a trace: the normalised row when the
+// source was another format, else the original verbatim.
+func (s *DB) Row(ctx context.Context, id int64) (row []byte, raw []byte, err error) {
+	var norm []byte
+	err = s.db.QueryRowContext(ctx, `SELECT raw, norm FROM traces WHERE id = ?`, id).Scan(&raw, &norm)
+	if err != nil {
+		return nil, nil, mapErr(err)
+	}
+	if norm != nil {
+		return norm, raw, nil
+	}
+	return raw, raw, nil
+}
+
+// Trace loads and decodes one trace.
+func (s *DB) Trace(ctx context.Context, id int64) (*triage.Trace, error) {
+	var run, hash, source string
+	var raw, norm []byte
+	err := s.db.QueryRowContext(ctx, `SELECT run_id, content_hash, source, raw, norm FROM traces WHERE id = ?`, id).Scan(&run, &hash, &source, &raw, &norm)
+	if err != nil {
+		return nil, fmt.Errorf("trace %d: %w", id, mapErr(err))
+	}
+	return s.decodeStored(id, run, hash, source, raw, norm)
+}
+
+func (s *DB) decodeStored(id int64, run, hash, source string, raw, norm []byte) (*triage.Trace, error) {
+	row := raw
+	if norm != nil {
+		row = norm
+	}
+	t, err := s.decode(row, run)
+	if err != nil {
+		return nil, fmt.Errorf("trace %d: stored row does not decode: %w", id, err)
+	}
+	t.ID, t.RunID, t.ContentHash, t.Source, t.Raw = id, run, hash, source, raw
+	return t, nil
+}
+
+// StoredRow is a trace's stored bytes, for bulk decoding off the store's
+// goroutine.
+type StoredRow struct {
+	ID     int64
+	RunID  string
+	Hash   string
+	Source string
+	Raw    []byte
+	Norm   []byte
+}
+
+// Decode turns a stored row into a trace with the store's decoder.
+func (s *DB) Decode(r StoredRow) (*triage.Trace, error) {
+	return s.decodeStored(r.ID, r.RunID, r.Hash, r.Source, r.Raw, r.Norm)
+}
