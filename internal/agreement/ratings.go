@@ -246,13 +246,14 @@ func parseCSV(br *bufio.Reader, name string) ([]Rating, error) {
 	d := dedup{name: name}
 	for rec := 0; ; rec++ {
 		fields, err := cr.Read()
-		line, _ := cr.FieldPos(0)
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
+			// csv.ParseError already carries "record on line N".
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if rec == 0 && isHeader(fields) {
 			cols = map[string]int{}
 			for i, f := range fields {
@@ -289,7 +290,7 @@ func isHeader(fields []string) bool {
 	for _, f := range fields {
 		has[strings.ToLower(strings.TrimSpace(f))] = true
 	}
-	return has["unit"] && has["rater"] && has["label"]
+	return has["unit"] && has["rater"]
 }
 
 func csvRating(fields []string, cols map[string]int) (Rating, error) {
