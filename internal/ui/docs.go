@@ -1,0 +1,319 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// lineKind says how a document line is drawn.
+type lineKind uint8
+
+const (
+	lkText lineKind = iota
+	lkMuted
+	lkSection
+	lkRole
+	lkTool
+	lkFold
+	lkRepeat
+	lkError
+	lkFile
+	lkHunk
+	lkAdd
+	lkDel
+	lkCtx
+	lkFail
+	lkPass
+	lkEvidence
+)
+
+// docLine is one line of a tab's document. text is raw trace text: it is
+// sanitized only when drawn, and only if visible.
+type docLine struct {
+	kind         lineKind
+	text         string
+	oldNo, newNo int
+	file         int // diff: index into doc.paths; else -1
+	tool         int // timeline: tool call index; else -1
+	ev           int // evidence: index into the verdict's evidence; else -1
+}
+
+// doc is one tab's content with the anchors navigation needs.
+type doc struct {
+	lines []docLine
+	files []int // line index of each file header
+	hunks []int // line index of each hunk header
+	paths []string
+	tools map[int]int // tool call index → line of its header
+	evs   []int       // line index of each selectable evidence line
+	numW  int         // digits of the largest diff line number
+	empty string      // shown when lines is empty
+}
+
+func (d *doc) add(k lineKind, text string) {
+	d.lines = append(d.lines, docLine{kind: k, text: text, file: -1, tool: -1, ev: -1})
+}
+
+// addBlock adds a multi-line text, folded after foldAt lines unless
+// unfolded. It never splits more of a 10 MB output than it shows.
+func (d *doc) addBlock(k lineKind, s string, unfolded bool, tool int) {
+	const foldAt = 8
+	s = strings.TrimRight(s, "\n")
+	n := 0
+	for len(s) > 0 && (unfolded || n < foldAt) {
+		line, rest, _ := strings.Cut(s, "\n")
+		d.lines = append(d.lines, docLine{kind: k, text: "  " + line, file: -1, tool: tool, ev: -1})
+		s, n = rest, n+1
+	}
+	if len(s) > 0 {
+		more := strings.Count(s, "\n") + 1
+		d.lines = append(d.lines, docLine{kind: lkFold, text: fmt.Sprintf("  … %d more lines (z unfolds)", more), file: -1, tool: tool, ev: -1})
+	}
+}
+
+// buildTimeline lays out the messages, the tool calls (consecutive
+// identical calls grouped and marked) and the answer.
+func buildTimeline(tr *triage.Trace, unfolded bool) doc {
+	d := doc{tools: map[int]int{}, empty: "No messages, tool calls or answer recorded."}
+	if len(tr.Messages) > 0 {
+		d.add(lkSection, fmt.Sprintf("Messages (%d)", len(tr.Messages)))
+		for _, msg := range tr.Messages {
+			d.add(lkRole, "▌ "+msg.Role)
+			d.addBlock(lkText, msg.Content, unfolded, -1)
+		}
+	}
+	switch {
+	case len(tr.ToolCalls) > 0:
+		d.add(lkSection, fmt.Sprintf("Tool calls (%d)", len(tr.ToolCalls)))
+	case !tr.HasToolLog:
+		d.add(lkMuted, "No tool log recorded.")
+	}
+	for i := 0; i < len(tr.ToolCalls); {
+		c := &tr.ToolCalls[i]
+		j := i + 1
+		for j < len(tr.ToolCalls) && sameCall(c, &tr.ToolCalls[j]) {
+			j++
+		}
+		d.tools[i] = len(d.lines)
+		hdr := fmt.Sprintf("#%d %s %s", i+1, c.Name, compactArgs(c.Args))
+		if c.WallS != nil {
+			hdr += fmt.Sprintf("  (%.1fs)", *c.WallS)
+		}
+		d.lines = append(d.lines, docLine{kind: lkTool, text: hdr, file: -1, tool: i, ev: -1})
+		if j-i > 1 {
+			d.lines = append(d.lines, docLine{kind: lkRepeat, text: fmt.Sprintf("  ↻ repeated ×%d with the same arguments (#%d–#%d)", j-i, i+1, j), file: -1, tool: i, ev: -1})
+			for k := i + 1; k < j; k++ {
+				d.tools[k] = len(d.lines) - 1
+			}
+		}
+		if c.Error != "" {
+			d.addBlock(lkError, "error: "+c.Error, unfolded, i)
+		}
+		if c.Output != "" {
+			d.addBlock(lkText, c.Output, unfolded, i)
+		}
+		i = j
+	}
+	if tr.Answer != nil {
+		d.add(lkSection, "Answer")
+		d.addBlock(lkText, *tr.Answer, unfolded, -1)
+	}
+	return d
+}
+
+// sameCall reports whether two calls repeat each other: same tool, same
+// arguments (canonical form when the importer set it), same output.
+func sameCall(a, b *triage.ToolCall) bool {
+	if a.Name != b.Name || a.Output != b.Output || a.Error != b.Error {
+		return false
+	}
+	if a.ArgsKey != "" || b.ArgsKey != "" {
+		return a.ArgsKey == b.ArgsKey
+	}
+	return bytes.Equal(a.Args, b.Args)
+}
+
+func compactArgs(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) == nil {
+		return b.String()
+	}
+	return string(raw)
+}
+
+// buildDiff splits the agent's change by file and hunk with line numbers.
+func buildDiff(tr *triage.Trace) doc {
+	d := doc{empty: "No diff recorded."}
+	if tr.Diff == nil || *tr.Diff == "" {
+		return d
+	}
+	files := triage.ParseDiff(*tr.Diff)
+	if len(files) == 0 {
+		d.add(lkMuted, "The diff could not be parsed; raw text follows.")
+		d.addBlock(lkText, *tr.Diff, true, -1)
+		return d
+	}
+	maxNo := 0
+	for fi := range files {
+		f := &files[fi]
+		d.paths = append(d.paths, f.Path())
+		d.files = append(d.files, len(d.lines))
+		name := f.Path()
+		if f.Status == triage.FileRenamed {
+			name = f.OldPath + " → " + f.NewPath
+		}
+		d.lines = append(d.lines, docLine{kind: lkFile, text: fmt.Sprintf("%s (%s)", name, f.Status), file: fi, tool: -1, ev: -1})
+		if f.Binary {
+			d.lines = append(d.lines, docLine{kind: lkMuted, text: "  binary file", file: fi, tool: -1, ev: -1})
+		}
+		for _, h := range f.Hunks {
+			d.hunks = append(d.hunks, len(d.lines))
+			d.lines = append(d.lines, docLine{kind: lkHunk, text: h.Header, file: fi, tool: -1, ev: -1})
+			for _, l := range h.Lines {
+				k := lkCtx
+				switch l.Kind {
+				case triage.LineAdded:
+					k = lkAdd
+				case triage.LineRemoved:
+					k = lkDel
+				}
+				maxNo = max(maxNo, l.OldNo, l.NewNo)
+				d.lines = append(d.lines, docLine{kind: k, text: l.Text, oldNo: l.OldNo, newNo: l.NewNo, file: fi, tool: -1, ev: -1})
+			}
+		}
+	}
+	d.numW = len(fmt.Sprint(maxNo))
+	return d
+}
+
+var (
+	failLine = regexp.MustCompile(`(?i)\b(FAIL(ED|URE)?|ERROR|Traceback|AssertionError|panic:|assert)\b|✗`)
+	passLine = regexp.MustCompile(`(?i)\b(PASS(ED)?|ok)\b|✓`)
+)
+
+// buildTests shows the scorer's output with failing lines marked.
+func buildTests(tr *triage.Trace) doc {
+	d := doc{empty: "No test output recorded."}
+	if tr.TestOutput == nil {
+		return d
+	}
+	for _, l := range strings.Split(strings.TrimRight(*tr.TestOutput, "\n"), "\n") {
+		probe := l
+		if len(probe) > maxLineBytes {
+			probe = probe[:maxLineBytes]
+		}
+		switch {
+		case failLine.MatchString(probe):
+			d.add(lkFail, l)
+		case passLine.MatchString(probe):
+			d.add(lkPass, l)
+		default:
+			d.add(lkText, l)
+		}
+	}
+	return d
+}
+
+// buildRaw pretty-prints the stored row; text that is not JSON is shown
+// as it is (inert).
+func buildRaw(tr *triage.Trace) doc {
+	d := doc{empty: "No raw row stored."}
+	raw := tr.Raw
+	if len(raw) == 0 {
+		raw, _ = json.Marshal(tr)
+	}
+	var b bytes.Buffer
+	if json.Indent(&b, raw, "", "  ") == nil {
+		raw = b.Bytes()
+	}
+	for _, l := range strings.Split(strings.TrimRight(string(raw), "\n"), "\n") {
+		d.add(lkText, l)
+	}
+	return d
+}
+
+// buildEvidence shows the verdict and each evidence item (selectable),
+// the task's frame and other reviewers' labels. In blind mode the verdict
+// and others are nil and only the task is shown.
+func buildEvidence(v *triage.Verdict, tctx TraceContext, others []triage.LabelEvent, blind bool) doc {
+	d := doc{}
+	switch {
+	case blind:
+		d.add(lkMuted, "Blind review: the rules' verdict and other reviewers' labels are hidden.")
+	case v == nil:
+		d.add(lkMuted, "The rules have not labelled this trace.")
+	default:
+		d.add(lkSection, "Verdict")
+		line := fmt.Sprintf("%s (%s)", v.Primary, v.Decision)
+		if v.Reason != "" {
+			line += " — " + v.Reason
+		}
+		d.add(lkText, line)
+		if len(v.Secondary) > 0 {
+			d.add(lkText, "tags: "+strings.Join(v.Secondary, ", "))
+		}
+		if len(v.Fired) > 0 {
+			d.add(lkText, "fired: "+strings.Join(v.Fired, ", "))
+		}
+		if len(v.Evidence) > 0 {
+			d.add(lkSection, fmt.Sprintf("Evidence (%d) — enter jumps", len(v.Evidence)))
+		}
+		for i, e := range v.Evidence {
+			d.evs = append(d.evs, len(d.lines))
+			d.lines = append(d.lines, docLine{kind: lkEvidence, text: evidenceText(e), file: -1, tool: -1, ev: i})
+		}
+		if len(v.Unevaluated) > 0 {
+			d.add(lkSection, "Not evaluated")
+			for _, e := range v.Unevaluated {
+				d.add(lkMuted, evidenceText(e))
+			}
+		}
+	}
+	if t := tctx.Task; t != nil {
+		d.add(lkSection, "Task "+t.ID)
+		for _, f := range []struct {
+			name string
+			v    []string
+		}{{"spec", t.Spec}, {"allowlist", t.Allowlist}, {"withheld", t.Withheld}, {"hidden tests", t.HiddenTests}, {"ask tools", t.AskTools}} {
+			if len(f.v) > 0 {
+				d.add(lkText, f.name+": "+strings.Join(f.v, ", "))
+			}
+		}
+	}
+	if !blind && len(others) > 0 {
+		d.add(lkSection, "Other labels")
+		for _, e := range others {
+			line := fmt.Sprintf("%s %s: %s", e.CreatedAt.Format("2006-01-02 15:04"), e.Actor, e.Primary)
+			if len(e.Secondary) > 0 {
+				line += " [" + strings.Join(e.Secondary, ", ") + "]"
+			}
+			if e.Note != "" {
+				line += " — " + e.Note
+			}
+			d.add(lkText, line)
+		}
+	}
+	return d
+}
+
+func evidenceText(e triage.Evidence) string {
+	s := fmt.Sprintf("[%s] %s", e.Rule, e.Message)
+	if e.ToolCall >= 0 {
+		s += fmt.Sprintf("  → tool call #%d", e.ToolCall+1)
+	}
+	if e.File != "" {
+		s += "  → " + e.File
+		if e.Line > 0 {
+			s += fmt.Sprintf(":%d", e.Line)
+		}
+	}
+	return s
+}

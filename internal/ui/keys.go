@@ -1,0 +1,181 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// KeyMap holds every binding of the app, grouped by where it fires. It is
+// data, not code, so a config file can rebind any key (see LoadKeyMap).
+type KeyMap struct {
+	// Global bindings fire on every screen (when no text input has focus).
+	Quit key.Binding
+	Help key.Binding
+	Back key.Binding
+
+	// Movement, shared by the queue and the trace view.
+	Up       key.Binding
+	Down     key.Binding
+	Top      key.Binding
+	Bottom   key.Binding
+	HalfDown key.Binding
+	HalfUp   key.Binding
+
+	// Queue.
+	Open   key.Binding
+	Filter key.Binding
+	Sort   key.Binding
+
+	// Trace view.
+	NextTrace key.Binding
+	PrevTrace key.Binding
+	NextTab   key.Binding
+	PrevTab   key.Binding
+	Search    key.Binding
+	NextMatch key.Binding
+	PrevMatch key.Binding
+	NextFile  key.Binding
+	PrevFile  key.Binding
+	NextHunk  key.Binding
+	PrevHunk  key.Binding
+	Fold      key.Binding
+	Jump      key.Binding
+
+	// Labelling, in the queue and the trace view. Label[i] sets the
+	// taxonomy's class i (0-based) as the primary.
+	Label  [8]key.Binding
+	Picker key.Binding
+	Tags   key.Binding
+	Note   key.Binding
+	Skip   key.Binding
+	Undo   key.Binding
+
+	// Pickers and forms.
+	Toggle  key.Binding
+	Confirm key.Binding
+	Save    key.Binding
+}
+
+// DefaultKeyMap returns the bindings people expect from lazygit, k9s and
+// less: vi movement, H/L for the previous and next trace, digits to label.
+func DefaultKeyMap() KeyMap {
+	b := func(keys []string, k, h string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, h))
+	}
+	km := KeyMap{
+		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+		Help:      b([]string{"?"}, "?", "help"),
+		Back:      b([]string{"esc"}, "esc", "back"),
+		Up:        b([]string{"k", "up"}, "k/↑", "up"),
+		Down:      b([]string{"j", "down"}, "j/↓", "down"),
+		Top:       b([]string{"g", "home"}, "g", "top"),
+		Bottom:    b([]string{"G", "end"}, "G", "bottom"),
+		HalfDown:  b([]string{"ctrl+d", "pgdown"}, "ctrl+d", "half page down"),
+		HalfUp:    b([]string{"ctrl+u", "pgup"}, "ctrl+u", "half page up"),
+		Open:      b([]string{"enter"}, "enter", "open trace"),
+		Filter:    b([]string{"/"}, "/", "filter"),
+		Sort:      b([]string{"o"}, "o", "sort"),
+		NextTrace: b([]string{"L", "l"}, "L/l", "next trace"),
+		PrevTrace: b([]string{"H", "h"}, "H/h", "prev trace"),
+		NextTab:   b([]string{"tab"}, "tab", "next pane"),
+		PrevTab:   b([]string{"shift+tab"}, "shift+tab", "prev pane"),
+		Search:    b([]string{"/"}, "/", "search"),
+		NextMatch: b([]string{"n"}, "n", "next match"),
+		PrevMatch: b([]string{"N"}, "N", "prev match"),
+		NextFile:  b([]string{"]"}, "]", "next file"),
+		PrevFile:  b([]string{"["}, "[", "prev file"),
+		NextHunk:  b([]string{"}"}, "}", "next hunk"),
+		PrevHunk:  b([]string{"{"}, "{", "prev hunk"),
+		Fold:      b([]string{"z"}, "z", "fold/unfold outputs"),
+		Jump:      b([]string{"enter"}, "enter", "jump to evidence"),
+		Picker:    b([]string{"p"}, "p", "pick class"),
+		Tags:      b([]string{"t"}, "t", "tags"),
+		Note:      b([]string{"c"}, "c", "note"),
+		Skip:      b([]string{"s"}, "s", "skip"),
+		Undo:      b([]string{"u"}, "u", "undo"),
+		Toggle:    b([]string{" ", "x"}, "space", "toggle"),
+		Confirm:   b([]string{"enter"}, "enter", "confirm"),
+		Save:      b([]string{"ctrl+s"}, "ctrl+s", "save"),
+	}
+	for i := range km.Label {
+		d := fmt.Sprint(i + 1)
+		km.Label[i] = b([]string{d}, d, "label")
+	}
+	return km
+}
+
+// bindings names every binding for config files. The names are part of
+// the config contract: keep them stable.
+func (km *KeyMap) bindings() map[string]*key.Binding {
+	m := map[string]*key.Binding{
+		"quit": &km.Quit, "help": &km.Help, "back": &km.Back,
+		"up": &km.Up, "down": &km.Down, "top": &km.Top, "bottom": &km.Bottom,
+		"half_page_down": &km.HalfDown, "half_page_up": &km.HalfUp,
+		"open": &km.Open, "filter": &km.Filter, "sort": &km.Sort,
+		"next_trace": &km.NextTrace, "prev_trace": &km.PrevTrace,
+		"next_pane": &km.NextTab, "prev_pane": &km.PrevTab,
+		"search": &km.Search, "next_match": &km.NextMatch, "prev_match": &km.PrevMatch,
+		"next_file": &km.NextFile, "prev_file": &km.PrevFile,
+		"next_hunk": &km.NextHunk, "prev_hunk": &km.PrevHunk,
+		"fold": &km.Fold, "jump": &km.Jump,
+		"picker": &km.Picker, "tags": &km.Tags, "note": &km.Note,
+		"skip": &km.Skip, "undo": &km.Undo,
+		"toggle": &km.Toggle, "confirm": &km.Confirm, "save": &km.Save,
+	}
+	for i := range km.Label {
+		m[fmt.Sprintf("label_%d", i+1)] = &km.Label[i]
+	}
+	return m
+}
+
+// LoadKeyMap reads key overrides from a TOML config file's [keys] table,
+// e.g. `next_trace = ["L", "l"]`, on top of DefaultKeyMap. An unknown
+// name or an empty key list is an error, so a typo never silently leaves
+// a default in place.
+func LoadKeyMap(data []byte) (KeyMap, error) {
+	km := DefaultKeyMap()
+	var cfg struct {
+		Keys map[string][]string `toml:"keys"`
+	}
+	if _, err := toml.Decode(string(data), &cfg); err != nil {
+		return km, fmt.Errorf("key config: %w", err)
+	}
+	named := km.bindings()
+	names := make([]string, 0, len(cfg.Keys))
+	for n := range cfg.Keys {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		keys := cfg.Keys[n]
+		b, ok := named[n]
+		if !ok {
+			valid := make([]string, 0, len(named))
+			for v := range named {
+				valid = append(valid, v)
+			}
+			slices.Sort(valid)
+			return km, fmt.Errorf("key config: unknown binding %q (valid: %s)", n, strings.Join(valid, ", "))
+		}
+		keys = slices.DeleteFunc(slices.Clone(keys), func(s string) bool { return s == "" })
+		if len(keys) == 0 {
+			return km, fmt.Errorf("key config: binding %q has no keys", n)
+		}
+		b.SetKeys(keys...)
+		b.SetHelp(displayKeys(keys), b.Help().Desc)
+	}
+	return km, nil
+}
+
+// displayKeys is how help shows a rebound key list.
+func displayKeys(keys []string) string {
+	if len(keys) > 2 {
+		keys = keys[:2]
+	}
+	return strings.ReplaceAll(strings.Join(keys, "/"), " ", "space")
+}

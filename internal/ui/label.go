@@ -1,0 +1,216 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// target is the item labelling keys act on: the open trace on the trace
+// screen, the item under the cursor in the queue.
+func (m *Model) target() *QueueItem {
+	if m.screen == screenTrace {
+		return m.queue.item(m.trace.id)
+	}
+	return m.queue.current()
+}
+
+// handleLabelKey runs the labelling keys shared by both screens and
+// reports whether the key was one of them.
+func (m *Model) handleLabelKey(msg tea.KeyMsg) (tea.Cmd, bool) {
+	it := m.target()
+	km := m.keys
+	for i := range km.Label {
+		if key.Matches(msg, km.Label[i]) {
+			if it == nil || i >= len(m.tax.Classes) {
+				return nil, true
+			}
+			return m.setPrimary(it.TraceID, m.tax.Classes[i].Code), true
+		}
+	}
+	switch {
+	case key.Matches(msg, km.Picker), key.Matches(msg, km.Tags), key.Matches(msg, km.Note),
+		key.Matches(msg, km.Skip), key.Matches(msg, km.Undo):
+	default:
+		return nil, false
+	}
+	if it == nil {
+		return nil, true
+	}
+	switch {
+	case key.Matches(msg, km.Picker):
+		codes, names := make([]string, len(m.tax.Classes)), make([]string, len(m.tax.Classes))
+		for i, c := range m.tax.Classes {
+			codes[i], names[i] = c.Code, c.Name
+		}
+		m.picker = newPicker("Primary class for "+it.Key(), codes, names, false, []string{it.Primary}, it.TraceID)
+		m.modal = modalPicker
+	case key.Matches(msg, km.Tags):
+		cur := it.Secondary
+		if d, ok := m.drafts[it.TraceID]; ok && d.hasTags {
+			cur = d.tags
+		}
+		m.picker = newPicker("Secondary tags for "+it.Key(), m.tax.SecondaryTags, nil, true, cur, it.TraceID)
+		m.modal = modalTags
+	case key.Matches(msg, km.Note):
+		cur := it.Note
+		if d, ok := m.drafts[it.TraceID]; ok && d.hasNote {
+			cur = d.note
+		}
+		m.picker.traceID = it.TraceID
+		m.note.SetValue(cur)
+		m.modal = modalNote
+		return m.note.Focus(), true
+	case key.Matches(msg, km.Skip):
+		delete(m.drafts, it.TraceID)
+		it.Status = StatusSkipped
+		cmd := m.enqueue(m.event(it.TraceID, triage.KindSkip, "", nil, ""))
+		m.status = "skipped " + it.Key()
+		return tea.Batch(cmd, m.advance()), true
+	case key.Matches(msg, km.Undo):
+		delete(m.drafts, it.TraceID)
+		m.status = "undo " + it.Key()
+		return m.enqueue(m.event(it.TraceID, triage.KindUndo, "", nil, "")), true
+	}
+	return nil, true
+}
+
+// setPrimary stores the primary (with any drafted tags and note) and moves
+// on to the next trace.
+func (m *Model) setPrimary(id int64, code string) tea.Cmd {
+	it := m.queue.item(id)
+	if it == nil {
+		return nil
+	}
+	tags, note := it.Secondary, it.Note
+	if d, ok := m.drafts[id]; ok {
+		if d.hasTags {
+			tags = d.tags
+		}
+		if d.hasNote {
+			note = d.note
+		}
+		delete(m.drafts, id)
+	}
+	// Optimistic: the queue shows the label at once; the store's history
+	// replaces it when the write returns.
+	it.Primary, it.Secondary, it.Note, it.Status = code, tags, note, StatusLabelled
+	m.status = fmt.Sprintf("%s → %s", it.Key(), code)
+	cmd := m.enqueue(m.event(id, triage.KindHuman, code, tags, note))
+	return tea.Batch(cmd, m.advance())
+}
+
+// setTags stores new tags with the current primary, or keeps them as a
+// draft until a primary is set.
+func (m *Model) setTags(id int64, tags []string) tea.Cmd {
+	it := m.queue.item(id)
+	if it == nil {
+		return nil
+	}
+	if it.Primary == "" {
+		d := m.drafts[id]
+		d.tags, d.hasTags = tags, true
+		m.drafts[id] = d
+		m.status = "tags kept: they are stored with the primary (1-8)"
+		return nil
+	}
+	it.Secondary = tags
+	m.status = "tags: " + strings.Join(tags, ", ")
+	return m.enqueue(m.event(id, triage.KindHuman, it.Primary, tags, it.Note))
+}
+
+// setNote stores a note with the current primary, or drafts it.
+func (m *Model) setNote(id int64, note string) tea.Cmd {
+	it := m.queue.item(id)
+	if it == nil {
+		return nil
+	}
+	if it.Primary == "" {
+		d := m.drafts[id]
+		d.note, d.hasNote = note, true
+		m.drafts[id] = d
+		m.status = "note kept: it is stored with the primary (1-8)"
+		return nil
+	}
+	it.Note = note
+	m.status = "note saved"
+	return m.enqueue(m.event(id, triage.KindHuman, it.Primary, it.Secondary, note))
+}
+
+// advance moves to the next item after a label: the next trace opens on
+// the trace screen, the cursor moves down in the queue.
+func (m *Model) advance() tea.Cmd {
+	if m.screen == screenTrace {
+		if !m.queue.move(1) {
+			m.status += " · last trace of the queue"
+			return nil
+		}
+		return m.openTrace(m.queue.current().TraceID)
+	}
+	m.queue.move(1)
+	return nil
+}
+
+func (m *Model) event(id int64, kind triage.LabelKind, primary string, tags []string, note string) triage.LabelEvent {
+	return triage.LabelEvent{
+		TraceID:         id,
+		Actor:           m.cfg.Reviewer,
+		Kind:            kind,
+		Primary:         primary,
+		Secondary:       slices.Clone(tags),
+		Note:            note,
+		TaxonomyVersion: m.tax.Version,
+		Slice:           m.cfg.Slice,
+		CreatedAt:       m.cfg.Now(),
+	}
+}
+
+// enqueue adds a write; it starts at once unless one is in flight.
+func (m *Model) enqueue(e triage.LabelEvent) tea.Cmd {
+	m.writes = append(m.writes, e)
+	return m.nextWrite()
+}
+
+func (m *Model) nextWrite() tea.Cmd {
+	if m.writing || len(m.writes) == 0 {
+		return nil
+	}
+	e := m.writes[0]
+	m.writes = m.writes[1:]
+	m.writing = true
+	return m.writeLabelCmd(e)
+}
+
+// applyHistory folds the reviewer's stored events into the queue item.
+func (m *Model) applyHistory(id int64, events []triage.LabelEvent) {
+	it := m.queue.item(id)
+	if it == nil {
+		return
+	}
+	it.Primary, it.Secondary, it.Note, it.Status = "", nil, "", StatusTodo
+	if cur := triage.CurrentLabel(events); cur != nil {
+		it.Primary, it.Secondary, it.Note, it.Status = cur.Primary, cur.Secondary, cur.Note, StatusLabelled
+	}
+	if topIsSkip(events) {
+		it.Status = StatusSkipped
+	}
+}
+
+// topIsSkip reports whether the latest live event (after undos) is a skip.
+func topIsSkip(events []triage.LabelEvent) bool {
+	var stack []triage.LabelKind
+	for _, e := range events {
+		if e.Kind == triage.KindUndo {
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		stack = append(stack, e.Kind)
+	}
+	return len(stack) > 0 && stack[len(stack)-1] == triage.KindSkip
+}

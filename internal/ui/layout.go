@@ -1,0 +1,70 @@
+package ui
+
+// Breakpoints and fixed heights of the screen.
+const (
+	minWidth  = 60
+	minHeight = 15
+	// traceChrome is the trace screen's lines outside its body: three
+	// header lines, the tab bar, the status line and the footer.
+	traceChrome = 6
+	// queueChrome is the queue's title, column header, status and footer.
+	queueChrome = 4
+	// wideQueue is the width from which the queue shows the "why" column.
+	wideQueue = 110
+)
+
+// layout is every size the views use, computed once per resize.
+type layout struct {
+	tooSmall  bool
+	width     int
+	queueRows int
+	traceBody int
+	cols      queueCols
+}
+
+// queueCols are the queue's column widths; zero hides a column.
+type queueCols struct {
+	mark, task, run, model, seed, rules, why, yours, status int
+}
+
+// computeLayout derives every size from the terminal size. Views never
+// compute sizes; they read this.
+func computeLayout(w, h int, blind bool) layout {
+	l := layout{width: w, tooSmall: w < minWidth || h < minHeight}
+	l.queueRows = max(0, h-queueChrome)
+	l.traceBody = max(0, h-traceChrome)
+	c := queueCols{mark: 2, seed: 5, status: 9, yours: 15}
+	if !blind {
+		c.rules = 15
+	}
+	rest := max(0, w-c.mark-c.seed-c.status-c.yours-c.rules)
+	if !blind && w >= wideQueue {
+		c.why = rest * 3 / 10
+		rest -= c.why
+	}
+	c.task = rest * 4 / 10
+	c.run = rest * 3 / 10
+	c.model = max(0, rest-c.task-c.run)
+	l.cols = c
+	return l
+}
+
+// resize stores the terminal size and pushes sizes down to the children.
+func (m *Model) resize(w, h int) {
+	m.width, m.height = w, h
+	m.lay = computeLayout(w, h, m.cfg.Blind)
+	m.queue.setHeight(m.lay.queueRows)
+	m.trace.setSize(w, m.lay.traceBody)
+	m.input.Width = max(0, w-4)
+	boxW, boxH := m.modalSize()
+	frameW := m.st.Picker.Box.GetHorizontalFrameSize()
+	frameH := m.st.Picker.Box.GetVerticalFrameSize()
+	m.note.SetWidth(max(10, boxW-frameW))
+	m.note.SetHeight(max(3, boxH-frameH-2))
+	m.help.Width = w
+}
+
+// modalSize is the outer size of a picker or note box.
+func (m *Model) modalSize() (int, int) {
+	return max(20, min(m.width-4, 72)), max(6, min(m.lay.traceBody+2, 20))
+}

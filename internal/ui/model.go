@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/bubbles/textinput"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// Config is what cmd/triage decides for a review session.
+type Config struct {
+	// Reviewer names the person labelling; every event carries it.
+	Reviewer string
+	// RunID limits the queue to one run; empty means every run.
+	RunID string
+	// Slice reviews a held-out slice's items instead of the leftovers.
+	Slice string
+	// Blind hides the rules' verdict, evidence highlights and other
+	// reviewers' labels; they are not even fetched.
+	Blind bool
+	// Taxonomy gives the classes (digit i sets class i) and tags. Nil
+	// means the seed article's eight classes.
+	Taxonomy *triage.Taxonomy
+	// Mouse enables wheel scrolling; Run also turns on mouse reporting.
+	Mouse bool
+	// KeyMap overrides the bindings (see LoadKeyMap); nil uses defaults.
+	KeyMap *KeyMap
+	// Now stamps label events; nil means time.Now. Tests inject a clock.
+	Now func() time.Time
+}
+
+type screenID int
+
+const (
+	screenQueue screenID = iota
+	screenTrace
+)
+
+type modalID int
+
+const (
+	modalNone modalID = iota
+	modalHelp
+	modalPicker
+	modalTags
+	modalNote
+	modalInput // the filter or search line
+)
+
+type inputMode int
+
+const (
+	inputFilter inputMode = iota
+	inputSearch
+)
+
+// Model is the root of the review app. It owns the size, the screen, the
+// open modal and all routing; children are typed fields.
+type Model struct {
+	store Store
+	cfg   Config
+	ctx   context.Context
+	keys  *KeyMap
+	st    *Styles
+	tax   *triage.Taxonomy
+
+	width, height int
+	lay           layout
+
+	screen  screenID
+	modal   modalID
+	inputOf inputMode
+
+	queue  queueModel
+	trace  traceView
+	picker picker
+	note   textarea.Model
+	input  textinput.Model
+	help   help.Model
+
+	status   string
+	errText  string
+	queueGen int
+	traceGen int
+
+	// writes is the label write queue: one event in flight at a time so
+	// that a label and its undo reach the store in key order.
+	writes  []triage.LabelEvent
+	writing bool
+	// drafts hold tags and a note chosen before the primary: an event
+	// needs a primary, so they travel with it.
+	drafts map[int64]draft
+
+	quitting bool
+}
+
+// draft is a label's tags and note waiting for its primary.
+type draft struct {
+	tags    []string
+	note    string
+	hasTags bool
+	hasNote bool
+}
+
+// New builds the review app over store. Nothing is read until Init's
+// command runs.
+func New(store Store, cfg Config) Model {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	km := DefaultKeyMap()
+	if cfg.KeyMap != nil {
+		km = *cfg.KeyMap
+	}
+	tax := cfg.Taxonomy
+	if tax == nil {
+		tax = seedTaxonomy()
+	}
+	st := DefaultStyles()
+	// Static cursors: a blinking one ticks for ever, which keeps frames
+	// and golden tests from settling and buys a reviewer nothing.
+	ti := textinput.New()
+	ti.Cursor.SetMode(cursor.CursorStatic)
+	ti.Prompt = "/"
+	ti.CharLimit = 256
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Cursor.SetMode(cursor.CursorStatic)
+	ta.CharLimit = 4000
+	ta.Placeholder = "Why this label? (ctrl+s saves, esc cancels)"
+	h := help.New()
+	h.Styles.ShortKey = st.App.FooterKey
+	h.Styles.ShortDesc = st.App.Muted
+	h.Styles.ShortSeparator = st.App.FooterSep
+	h.Styles.FullKey = st.App.FooterKey
+	h.Styles.FullDesc = st.App.Muted
+	h.Styles.FullSeparator = st.App.FooterSep
+	return Model{
+		store:  store,
+		cfg:    cfg,
+		ctx:    context.Background(),
+		keys:   &km,
+		st:     st,
+		tax:    tax,
+		note:   ta,
+		input:  ti,
+		help:   h,
+		drafts: map[int64]draft{},
+		trace:  newTraceView(),
+	}
+}
+
+// WithContext returns m with the context its store calls use; Run sets
+// it so that cancelling the session cancels pending reads.
+func (m Model) WithContext(ctx context.Context) Model {
+	m.ctx = contextOrBackground(ctx)
+	return m
+}
+
+// Init implements tea.Model: it loads the queue.
+func (m Model) Init() tea.Cmd {
+	return m.loadQueueCmd(m.queueGen)
+}
+
+// seedTaxonomy is the seed article's eight classes, used when the caller
+// gives no taxonomy.
+func seedTaxonomy() *triage.Taxonomy {
+	codes := []string{
+		triage.PassContract, triage.PassWeak, triage.AssumeAPI, triage.ToolLoop,
+		triage.MissingAsk, triage.ScopeSlip, triage.Timeout, triage.ScorerRed,
+	}
+	t := &triage.Taxonomy{Name: "seed", SecondaryTags: []string{triage.TagLeaked}}
+	for _, c := range codes {
+		t.Classes = append(t.Classes, triage.Class{Code: c})
+	}
+	return t
+}

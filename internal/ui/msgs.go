@@ -1,0 +1,40 @@
+package ui
+
+import "github.com/triage-dev/triage/internal/triage"
+
+// queueLoadedMsg carries the queue; gen drops a stale reload.
+type queueLoadedMsg struct {
+	gen   int
+	items []QueueItem
+}
+
+// traceLoadedMsg carries everything one trace screen shows. id and gen
+// identify the request: a fast L L L only ever shows the last trace.
+type traceLoadedMsg struct {
+	id      int64
+	gen     int
+	trace   *triage.Trace
+	verdict *triage.Verdict
+	tctx    TraceContext
+	history []triage.LabelEvent // everyone's, or only the reviewer's when blind
+}
+
+// labelSavedMsg reports one stored label event with the reviewer's
+// refreshed history of that trace.
+type labelSavedMsg struct {
+	traceID int64
+	events  []triage.LabelEvent
+}
+
+// errMsg is any failure of a command; it shows in the status bar. what is
+// the user-facing part ("save label"), err the detail.
+type errMsg struct {
+	what string
+	err  error
+	// traceID is set when a label write failed, so the write queue can
+	// move on; 0 otherwise.
+	traceID int64
+	write   bool
+}
+
+func (e errMsg) Error() string { return e.what + ": " + e.err.Error() }

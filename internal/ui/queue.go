@@ -1,0 +1,252 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// sortKey is a queue order.
+type sortKey int
+
+const (
+	sortQueue sortKey = iota
+	sortTask
+	sortModel
+	sortStatus
+	sortRules
+	numSorts
+)
+
+func (s sortKey) String() string {
+	return [...]string{"queue order", "task", "model", "status", "rules' class"}[s]
+}
+
+// queueModel is the list of items with its filter, order and cursor. It
+// renders only the visible window, so 100,000 items cost what 30 do.
+type queueModel struct {
+	all    []QueueItem
+	byID   map[int64]int
+	view   []int // indices into all, filtered and sorted
+	cursor int   // index into view
+	offset int
+	height int
+	loaded bool
+	filter string
+	sortBy sortKey
+}
+
+// setItems replaces the items and puts the cursor where this reviewer
+// stopped: the first item not yet labelled or skipped.
+func (q *queueModel) setItems(items []QueueItem, blind bool) {
+	q.all = items
+	q.byID = make(map[int64]int, len(items))
+	for i := range q.all {
+		it := &q.all[i]
+		if blind { // Defence in depth: the adapter should not send these.
+			it.Suggestion, it.Reason, it.Rules = "", "", nil
+		}
+		if it.Status == "" {
+			it.Status = StatusTodo
+			if it.Primary != "" {
+				it.Status = StatusLabelled
+			}
+		}
+		q.byID[it.TraceID] = i
+	}
+	q.loaded = true
+	_ = q.apply(q.filter, blind)
+	q.cursor = 0
+	for i, idx := range q.view {
+		if q.all[idx].Status == StatusTodo {
+			q.cursor = i
+			break
+		}
+	}
+	q.clamp()
+}
+
+// apply sets the filter and rebuilds the view, keeping the cursor on the
+// same item when it is still visible.
+func (q *queueModel) apply(filter string, blind bool) error {
+	f, err := parseFilter(filter, blind)
+	if err != nil {
+		return err
+	}
+	var keep int64 = -1
+	if it := q.current(); it != nil {
+		keep = it.TraceID
+	}
+	q.filter = filter
+	q.view = q.view[:0]
+	for i := range q.all {
+		if f.match(&q.all[i]) {
+			q.view = append(q.view, i)
+		}
+	}
+	q.sort()
+	q.cursor = 0
+	for i, idx := range q.view {
+		if q.all[idx].TraceID == keep {
+			q.cursor = i
+		}
+	}
+	q.clamp()
+	return nil
+}
+
+// cycleSort moves to the next order; the rules' order is skipped in blind
+// mode because it would reveal the verdict.
+func (q *queueModel) cycleSort(blind bool) {
+	q.sortBy = (q.sortBy + 1) % numSorts
+	if blind && q.sortBy == sortRules {
+		q.sortBy = (q.sortBy + 1) % numSorts
+	}
+	_ = q.apply(q.filter, blind)
+}
+
+func (q *queueModel) sort() {
+	key := func(it *QueueItem) string {
+		switch q.sortBy {
+		case sortTask:
+			return it.TaskID
+		case sortModel:
+			return it.Model
+		case sortStatus:
+			return string(it.Status)
+		case sortRules:
+			return it.Suggestion
+		}
+		return ""
+	}
+	if q.sortBy == sortQueue {
+		slices.Sort(q.view)
+		return
+	}
+	slices.SortStableFunc(q.view, func(a, b int) int {
+		if c := strings.Compare(key(&q.all[a]), key(&q.all[b])); c != 0 {
+			return c
+		}
+		return a - b
+	})
+}
+
+func (q *queueModel) setHeight(h int) { q.height = h; q.clamp() }
+
+// current is the item under the cursor, or nil.
+func (q *queueModel) current() *QueueItem {
+	if q.cursor < 0 || q.cursor >= len(q.view) {
+		return nil
+	}
+	return &q.all[q.view[q.cursor]]
+}
+
+// item returns the item of a trace, or nil.
+func (q *queueModel) item(id int64) *QueueItem {
+	if i, ok := q.byID[id]; ok {
+		return &q.all[i]
+	}
+	return nil
+}
+
+// move shifts the cursor by d and reports whether it moved.
+func (q *queueModel) move(d int) bool {
+	old := q.cursor
+	q.cursor += d
+	q.clamp()
+	return q.cursor != old
+}
+
+func (q *queueModel) moveTo(i int) { q.cursor = i; q.clamp() }
+
+func (q *queueModel) clamp() {
+	q.cursor = max(0, min(q.cursor, len(q.view)-1))
+	if q.height <= 0 {
+		q.offset = q.cursor
+		return
+	}
+	if q.cursor < q.offset {
+		q.offset = q.cursor
+	}
+	if q.cursor >= q.offset+q.height {
+		q.offset = q.cursor - q.height + 1
+	}
+	q.offset = max(0, min(q.offset, len(q.view)-q.height))
+}
+
+// progress counts labelled items among all (not only the filtered ones).
+func (q *queueModel) progress() (done, total int) {
+	for i := range q.all {
+		if q.all[i].Primary != "" {
+			done++
+		}
+	}
+	return done, len(q.all)
+}
+
+// filterSpec is a parsed filter: every term must match.
+type filterSpec struct {
+	terms []filterTerm
+}
+
+type filterTerm struct {
+	field, value string
+}
+
+// filterFields are the keys a filter term may use.
+var filterFields = []string{"class", "rule", "status", "model", "task", "run", "label"}
+
+// parseFilter reads "class:ASSUME_API model:gpt status:todo words". Bare
+// words match the task, run or model. Terms on the rules' output are
+// refused in blind mode.
+func parseFilter(s string, blind bool) (filterSpec, error) {
+	var f filterSpec
+	for _, tok := range strings.Fields(s) {
+		field, value, ok := strings.Cut(tok, ":")
+		if !ok {
+			f.terms = append(f.terms, filterTerm{value: strings.ToLower(tok)})
+			continue
+		}
+		field = strings.ToLower(field)
+		if !slices.Contains(filterFields, field) {
+			return f, fmt.Errorf("unknown filter %q: use %s", field+":", strings.Join(filterFields, ": ")+":")
+		}
+		if blind && (field == "class" || field == "rule") {
+			return f, fmt.Errorf("%s: filters on the rules' verdict, hidden in blind mode", field)
+		}
+		f.terms = append(f.terms, filterTerm{field: field, value: strings.ToLower(value)})
+	}
+	return f, nil
+}
+
+func (f filterSpec) match(it *QueueItem) bool {
+	for _, t := range f.terms {
+		if !t.match(it) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t filterTerm) match(it *QueueItem) bool {
+	has := func(s string) bool { return strings.Contains(strings.ToLower(s), t.value) }
+	switch t.field {
+	case "":
+		return has(it.TaskID) || has(it.RunID) || has(it.Model)
+	case "class":
+		return has(it.Suggestion)
+	case "rule":
+		return slices.ContainsFunc(it.Rules, has)
+	case "status":
+		return strings.HasPrefix(string(it.Status), t.value)
+	case "model":
+		return has(it.Model)
+	case "task":
+		return has(it.TaskID)
+	case "run":
+		return has(it.RunID)
+	case "label":
+		return has(it.Primary)
+	}
+	return false
+}

@@ -1,0 +1,157 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// renderDoc draws the visible window of a document: only height lines
+// from offset are sanitized, highlighted and styled, so a 20,000-line diff
+// costs what a screenful does.
+func renderDoc(st *Styles, d *doc, offset, width, height int, query string, idents []string, sel int) string {
+	if width <= 0 || height <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(d.lines) == 0 {
+		b.WriteString(st.App.Muted.Render(ansi.Truncate(d.empty, width, "…")))
+		b.WriteString(strings.Repeat("\n", height-1))
+		return b.String()
+	}
+	end := min(len(d.lines), offset+height)
+	for i := offset; i < end; i++ {
+		if i > offset {
+			b.WriteByte('\n')
+		}
+		b.WriteString(renderDocLine(st, d, &d.lines[i], width, query, idents, i == sel))
+	}
+	b.WriteString(strings.Repeat("\n", height-(end-offset)))
+	return b.String()
+}
+
+// renderDocLine draws one line: a gutter for diff lines, then the
+// sanitized text cut to the width, with search matches and evidence
+// identifiers highlighted segment by segment.
+func renderDocLine(st *Styles, d *doc, l *docLine, width int, query string, idents []string, selected bool) string {
+	c := &st.Content
+	var base lipgloss.Style
+	prefix, pad := "", false
+	switch l.kind {
+	case lkMuted:
+		base = st.App.Muted
+	case lkSection:
+		base = c.Section
+	case lkRole:
+		base = c.Role
+	case lkTool:
+		base = c.ToolName
+	case lkFold:
+		base = c.Fold
+	case lkRepeat:
+		base = c.Repeat
+	case lkError, lkFail:
+		base = c.Fail
+	case lkPass:
+		base = c.Pass
+	case lkFile:
+		base, prefix = c.FileHeader, "■ "
+	case lkHunk:
+		base = c.HunkHeader
+	case lkAdd, lkDel, lkCtx:
+		prefix = diffGutter(d.numW, l)
+		switch l.kind {
+		case lkAdd:
+			base, pad = c.Added, true
+		case lkDel:
+			base, pad = c.Removed, true
+		}
+	case lkEvidence:
+		prefix = "  "
+		if selected {
+			prefix = "▸ "
+			base = c.Selected
+		}
+	}
+	avail := max(0, width-ansi.StringWidth(prefix))
+	text := ansi.Truncate(sanitizeLine(l.text), avail, "…")
+	if pad {
+		text += strings.Repeat(" ", max(0, avail-ansi.StringWidth(text)))
+	}
+	out := st.Content.LineNo.Render(prefix)
+	if l.kind == lkFile || l.kind == lkEvidence {
+		out = base.Render(prefix)
+	}
+	return out + highlight(text, base, c.Match, c.Highlight.Inherit(base), query, idents)
+}
+
+// diffGutter is "old new ± " with both line numbers right-aligned.
+func diffGutter(w int, l *docLine) string {
+	num := func(n int) string {
+		if n == 0 {
+			return strings.Repeat(" ", w)
+		}
+		return fmt.Sprintf("%*d", w, n)
+	}
+	sign := " "
+	switch l.kind {
+	case lkAdd:
+		sign = "+"
+	case lkDel:
+		sign = "-"
+	}
+	return num(l.oldNo) + " " + num(l.newNo) + " │" + sign
+}
+
+// highlight styles text in segments: search matches, then evidence
+// identifiers, over the line's base style. Each segment is styled on its
+// own so no inner reset drops an outer colour.
+func highlight(text string, base, match, ident lipgloss.Style, query string, idents []string) string {
+	if query == "" && len(idents) == 0 {
+		return base.Render(text)
+	}
+	marks := make([]byte, len(text))
+	mark := func(needle string, fold bool, v byte) {
+		if needle == "" {
+			return
+		}
+		hay := text
+		if fold {
+			hay = strings.ToLower(text)
+		}
+		for from := 0; ; {
+			i := strings.Index(hay[from:], needle)
+			if i < 0 {
+				return
+			}
+			for k := from + i; k < from+i+len(needle) && k < len(marks); k++ {
+				marks[k] = v
+			}
+			from += i + len(needle)
+		}
+	}
+	for _, id := range idents {
+		mark(id, false, 1)
+	}
+	mark(query, strings.ToLower(query) == query, 2)
+	var b strings.Builder
+	start := 0
+	for i := 1; i <= len(text); i++ {
+		if i < len(text) && marks[i] == marks[start] {
+			continue
+		}
+		seg := text[start:i]
+		switch marks[start] {
+		case 1:
+			b.WriteString(ident.Render(seg))
+		case 2:
+			b.WriteString(match.Render(seg))
+		default:
+			b.WriteString(base.Render(seg))
+		}
+		start = i
+	}
+	return b.String()
+}

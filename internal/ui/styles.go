@@ -1,0 +1,125 @@
+package ui
+
+import "github.com/charmbracelet/lipgloss"
+
+// Colour tokens. Views name what a colour means, never the colour, so a
+// theme or a 16-colour terminal changes one place. ANSI numbers below 16
+// keep 16-colour terminals readable; lipgloss degrades the rest.
+var (
+	colorAccent  = lipgloss.AdaptiveColor{Light: "4", Dark: "12"}
+	colorMuted   = lipgloss.AdaptiveColor{Light: "8", Dark: "8"}
+	colorError   = lipgloss.AdaptiveColor{Light: "1", Dark: "9"}
+	colorOK      = lipgloss.AdaptiveColor{Light: "2", Dark: "10"}
+	colorWarn    = lipgloss.AdaptiveColor{Light: "3", Dark: "11"}
+	colorAddBg   = lipgloss.AdaptiveColor{Light: "#dafbe1", Dark: "#12361f"}
+	colorDelBg   = lipgloss.AdaptiveColor{Light: "#ffebe9", Dark: "#4b1818"}
+	colorMatchBg = lipgloss.AdaptiveColor{Light: "11", Dark: "3"}
+	colorMatchFg = lipgloss.AdaptiveColor{Light: "0", Dark: "0"}
+	colorMarkFg  = lipgloss.AdaptiveColor{Light: "5", Dark: "13"}
+)
+
+// Styles is every style of the app, grouped by the part of the screen
+// that uses it. It is built once by DefaultStyles and shared read-only.
+type Styles struct {
+	App struct {
+		Title     lipgloss.Style
+		Muted     lipgloss.Style
+		Status    lipgloss.Style
+		Error     lipgloss.Style
+		FooterKey lipgloss.Style
+		FooterSep lipgloss.Style
+		TooSmall  lipgloss.Style
+	}
+	Queue struct {
+		Header     lipgloss.Style
+		Cursor     lipgloss.Style
+		Labelled   lipgloss.Style
+		Skipped    lipgloss.Style
+		Suggestion lipgloss.Style
+		Progress   lipgloss.Style
+	}
+	Trace struct {
+		Label     lipgloss.Style
+		Value     lipgloss.Style
+		Over      lipgloss.Style
+		TabActive lipgloss.Style
+		Tab       lipgloss.Style
+		Mine      lipgloss.Style
+	}
+	Content struct {
+		Added      lipgloss.Style
+		Removed    lipgloss.Style
+		LineNo     lipgloss.Style
+		FileHeader lipgloss.Style
+		HunkHeader lipgloss.Style
+		Section    lipgloss.Style
+		ToolName   lipgloss.Style
+		Role       lipgloss.Style
+		Fold       lipgloss.Style
+		Repeat     lipgloss.Style
+		Fail       lipgloss.Style
+		Pass       lipgloss.Style
+		Match      lipgloss.Style
+		Highlight  lipgloss.Style
+		Selected   lipgloss.Style
+		Error      lipgloss.Style
+	}
+	Picker struct {
+		Box     lipgloss.Style
+		Title   lipgloss.Style
+		Cursor  lipgloss.Style
+		Checked lipgloss.Style
+	}
+}
+
+// DefaultStyles returns the app's styles for light and dark terminals.
+// Every cue that matters also has a non-colour form (a marker, bold), so
+// NO_COLOR terminals lose nothing essential.
+func DefaultStyles() *Styles {
+	s := &Styles{}
+	st := lipgloss.NewStyle
+	s.App.Title = st().Bold(true).Foreground(colorAccent)
+	s.App.Muted = st().Foreground(colorMuted)
+	s.App.Status = st().Foreground(colorOK)
+	s.App.Error = st().Foreground(colorError).Bold(true)
+	s.App.FooterKey = st().Bold(true)
+	s.App.FooterSep = st().Foreground(colorMuted)
+	s.App.TooSmall = st().Foreground(colorWarn).Bold(true)
+
+	s.Queue.Header = st().Bold(true).Underline(true)
+	s.Queue.Cursor = st().Reverse(true)
+	s.Queue.Labelled = st().Foreground(colorOK)
+	s.Queue.Skipped = st().Foreground(colorMuted)
+	s.Queue.Suggestion = st().Foreground(colorMarkFg)
+	s.Queue.Progress = st().Bold(true)
+
+	s.Trace.Label = st().Foreground(colorMuted)
+	s.Trace.Value = st().Bold(true)
+	s.Trace.Over = st().Foreground(colorError).Bold(true)
+	s.Trace.TabActive = st().Bold(true).Reverse(true).Padding(0, 1)
+	s.Trace.Tab = st().Foreground(colorMuted).Padding(0, 1)
+	s.Trace.Mine = st().Foreground(colorOK).Bold(true)
+
+	s.Content.Added = st().Background(colorAddBg)
+	s.Content.Removed = st().Background(colorDelBg)
+	s.Content.LineNo = st().Foreground(colorMuted)
+	s.Content.FileHeader = st().Bold(true).Foreground(colorAccent)
+	s.Content.HunkHeader = st().Foreground(colorMarkFg)
+	s.Content.Section = st().Bold(true).Underline(true)
+	s.Content.ToolName = st().Bold(true).Foreground(colorAccent)
+	s.Content.Role = st().Bold(true).Foreground(colorMarkFg)
+	s.Content.Fold = st().Foreground(colorMuted).Italic(true)
+	s.Content.Repeat = st().Foreground(colorWarn).Bold(true)
+	s.Content.Fail = st().Foreground(colorError)
+	s.Content.Pass = st().Foreground(colorOK)
+	s.Content.Match = st().Background(colorMatchBg).Foreground(colorMatchFg)
+	s.Content.Highlight = st().Foreground(colorError).Bold(true).Underline(true)
+	s.Content.Selected = st().Reverse(true)
+	s.Content.Error = st().Foreground(colorError)
+
+	s.Picker.Box = st().Border(lipgloss.RoundedBorder()).BorderForeground(colorAccent).Padding(0, 1)
+	s.Picker.Title = st().Bold(true)
+	s.Picker.Cursor = st().Reverse(true)
+	s.Picker.Checked = st().Foreground(colorOK)
+	return s
+}

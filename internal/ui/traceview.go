@@ -1,0 +1,273 @@
+package ui
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// tabID is a pane of the trace screen.
+type tabID int
+
+const (
+	tabTimeline tabID = iota
+	tabDiff
+	tabTests
+	tabEvidence
+	tabRaw
+	numTabs
+)
+
+func (t tabID) String() string {
+	return [...]string{"Timeline", "Diff", "Tests", "Evidence", "Raw"}[t]
+}
+
+// traceView is the trace screen's state: the loaded trace, one document
+// per tab, the scroll position per tab and the search.
+type traceView struct {
+	id       int64
+	loaded   bool
+	trace    *triage.Trace
+	verdict  *triage.Verdict
+	tctx     TraceContext
+	others   []triage.LabelEvent
+	docs     [numTabs]doc
+	offset   [numTabs]int
+	tab      tabID
+	evSel    int
+	unfolded bool
+	idents   []string // evidence identifiers to highlight; nil when blind
+
+	query    string
+	matches  []int
+	matchIdx int
+
+	width, height int
+}
+
+func newTraceView() traceView { return traceView{id: -1} }
+
+func (v *traceView) setSize(w, h int) {
+	v.width, v.height = w, h
+	for t := range v.offset {
+		v.clampTab(tabID(t))
+	}
+}
+
+// open resets the view for a trace being loaded.
+func (v *traceView) open(id int64) {
+	tab, query := v.tab, v.query
+	*v = traceView{id: id, tab: tab, query: query, width: v.width, height: v.height}
+}
+
+// setLoaded builds every tab's document for a loaded trace.
+func (v *traceView) setLoaded(msg traceLoadedMsg, reviewer string, blind bool) {
+	v.loaded = true
+	v.trace, v.tctx = msg.trace, msg.tctx
+	if !blind {
+		v.verdict = msg.verdict
+		v.others = othersLabels(msg.history, reviewer)
+	}
+	v.idents = nil
+	if v.verdict != nil {
+		for _, e := range v.verdict.Evidence {
+			if e.Ident != "" && !slices.Contains(v.idents, e.Ident) {
+				v.idents = append(v.idents, e.Ident)
+			}
+		}
+	}
+	v.docs[tabTimeline] = buildTimeline(v.trace, v.unfolded)
+	v.docs[tabDiff] = buildDiff(v.trace)
+	v.docs[tabTests] = buildTests(v.trace)
+	v.docs[tabEvidence] = buildEvidence(v.verdict, v.tctx, v.others, blind)
+	v.docs[tabRaw] = buildRaw(v.trace)
+	v.findMatches()
+}
+
+// othersLabels is each other reviewer's live label (adjudications too).
+func othersLabels(history []triage.LabelEvent, reviewer string) []triage.LabelEvent {
+	byActor := map[string][]triage.LabelEvent{}
+	for _, e := range history {
+		if e.Actor != reviewer && e.Actor != triage.ActorRules && e.Kind != triage.KindRule {
+			byActor[e.Actor] = append(byActor[e.Actor], e)
+		}
+	}
+	var out []triage.LabelEvent
+	for _, evs := range byActor {
+		if cur := triage.CurrentLabel(evs); cur != nil {
+			out = append(out, *cur)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Actor < out[j].Actor })
+	return out
+}
+
+// toggleFold folds or unfolds long outputs in the timeline, keeping the
+// tool call at the top of the screen in view.
+func (v *traceView) toggleFold() {
+	if !v.loaded {
+		return
+	}
+	d := &v.docs[tabTimeline]
+	anchor := -1
+	if off := v.offset[tabTimeline]; off < len(d.lines) {
+		anchor = d.lines[off].tool
+	}
+	v.unfolded = !v.unfolded
+	v.docs[tabTimeline] = buildTimeline(v.trace, v.unfolded)
+	if line, ok := v.docs[tabTimeline].tools[anchor]; ok {
+		v.offset[tabTimeline] = line
+	}
+	v.clampTab(tabTimeline)
+	if v.tab == tabTimeline {
+		v.findMatches()
+	}
+}
+
+func (v *traceView) doc() *doc { return &v.docs[v.tab] }
+
+func (v *traceView) setTab(t tabID) {
+	v.tab = (t + numTabs) % numTabs
+	v.findMatches()
+}
+
+// scroll moves the current tab by d lines. On the evidence tab with
+// evidence, it moves the selection instead and keeps it visible.
+func (v *traceView) scroll(d int) {
+	if v.tab == tabEvidence && len(v.doc().evs) > 0 {
+		v.evSel = max(0, min(v.evSel+d, len(v.doc().evs)-1))
+		v.show(v.doc().evs[v.evSel])
+		return
+	}
+	v.offset[v.tab] += d
+	v.clampTab(v.tab)
+}
+
+func (v *traceView) top()    { v.scroll(-1 << 30) }
+func (v *traceView) bottom() { v.scroll(1 << 30) }
+
+// show scrolls so that line is visible, placing it a little below the top
+// when it was off screen.
+func (v *traceView) show(line int) {
+	off := &v.offset[v.tab]
+	if line < *off || line >= *off+v.height {
+		*off = max(0, line-v.height/4)
+	}
+	v.clampTab(v.tab)
+}
+
+func (v *traceView) clampTab(t tabID) {
+	n := len(v.docs[t].lines)
+	v.offset[t] = max(0, min(v.offset[t], n-v.height))
+}
+
+// search sets the query and jumps to the first match at or below the top
+// line of the current tab.
+func (v *traceView) search(query string) {
+	v.query = query
+	v.findMatches()
+	if len(v.matches) > 0 {
+		v.show(v.matches[v.matchIdx])
+	}
+}
+
+// findMatches finds the query (smart case: case-insensitive unless it has
+// an upper case letter) in the current tab without moving.
+func (v *traceView) findMatches() {
+	v.matches, v.matchIdx = nil, 0
+	query := v.query
+	if query == "" {
+		return
+	}
+	fold := strings.ToLower(query) == query
+	for i, l := range v.doc().lines {
+		t := l.text
+		if len(t) > maxLineBytes {
+			t = t[:maxLineBytes]
+		}
+		if fold {
+			t = strings.ToLower(t)
+		}
+		if strings.Contains(t, query) {
+			v.matches = append(v.matches, i)
+		}
+	}
+	top := v.offset[v.tab]
+	for i, ln := range v.matches {
+		if ln >= top {
+			v.matchIdx = i
+			break
+		}
+	}
+}
+
+// nextMatch moves to the next (d=1) or previous (d=-1) match, wrapping.
+func (v *traceView) nextMatch(d int) {
+	if len(v.matches) == 0 {
+		return
+	}
+	v.matchIdx = (v.matchIdx + d + len(v.matches)) % len(v.matches)
+	v.offset[v.tab] = max(0, v.matches[v.matchIdx]-v.height/4)
+	v.clampTab(v.tab)
+}
+
+// jumpAnchor moves to the next (d=1) or previous anchor of a list (files
+// or hunks of the diff) relative to the top line.
+func (v *traceView) jumpAnchor(anchors []int, d int) {
+	top := v.offset[v.tab]
+	if d > 0 {
+		for _, a := range anchors {
+			if a > top {
+				v.offset[v.tab] = a
+				v.clampTab(v.tab)
+				return
+			}
+		}
+		return
+	}
+	for i := len(anchors) - 1; i >= 0; i-- {
+		if anchors[i] < top {
+			v.offset[v.tab] = anchors[i]
+			v.clampTab(v.tab)
+			return
+		}
+	}
+}
+
+// jumpEvidence opens the tool call or diff line the selected evidence
+// points at, and reports whether there was somewhere to go.
+func (v *traceView) jumpEvidence() bool {
+	if v.verdict == nil || v.evSel >= len(v.verdict.Evidence) {
+		return false
+	}
+	e := v.verdict.Evidence[v.evSel]
+	if e.File != "" {
+		d := &v.docs[tabDiff]
+		fi := slices.Index(d.paths, e.File)
+		if fi >= 0 {
+			target := d.files[fi]
+			for i := target; i < len(d.lines) && d.lines[i].file == fi; i++ {
+				if e.Line > 0 && d.lines[i].newNo == e.Line && d.lines[i].kind != lkDel {
+					target = i
+					break
+				}
+			}
+			v.tab = tabDiff
+			v.show(target)
+			v.findMatches()
+			return true
+		}
+	}
+	if e.ToolCall >= 0 {
+		if line, ok := v.docs[tabTimeline].tools[e.ToolCall]; ok {
+			v.tab = tabTimeline
+			v.offset[tabTimeline] = line
+			v.clampTab(tabTimeline)
+			v.findMatches()
+			return true
+		}
+	}
+	return false
+}

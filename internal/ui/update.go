@@ -1,0 +1,322 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// wheelLines is how far one mouse wheel step scrolls.
+const wheelLines = 3
+
+// Update implements tea.Model. Keys are routed in a fixed order: ctrl+c,
+// an open modal (text inputs take every key but esc), global keys, then
+// the current screen only.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case queueLoadedMsg:
+		if msg.gen != m.queueGen {
+			return m, nil
+		}
+		m.queue.setItems(msg.items, m.cfg.Blind)
+		return m, nil
+	case traceLoadedMsg:
+		if msg.gen != m.traceGen || msg.id != m.trace.id {
+			return m, nil // A stale answer for a trace already left.
+		}
+		m.trace.setLoaded(msg, m.cfg.Reviewer, m.cfg.Blind)
+		return m, nil
+	case labelSavedMsg:
+		m.applyHistory(msg.traceID, msg.events)
+		m.writing = false
+		return m, m.nextWrite()
+	case errMsg:
+		m.errText = msg.Error()
+		if msg.write {
+			m.writing = false
+			return m, m.nextWrite()
+		}
+		return m, nil
+	case tea.MouseMsg:
+		return m.handleMouse(msg), nil
+	case tea.KeyMsg:
+		return m.handleKey(msg)
+	}
+	// Cursor blinks and the like belong to the focused text input.
+	var cmd tea.Cmd
+	switch m.modal {
+	case modalNote:
+		m.note, cmd = m.note.Update(msg)
+	case modalInput:
+		m.input, cmd = m.input.Update(msg)
+	}
+	return m, cmd
+}
+
+func (m Model) handleMouse(msg tea.MouseMsg) Model {
+	if !m.cfg.Mouse || msg.Action != tea.MouseActionPress || m.modal != modalNone {
+		return m
+	}
+	d := 0
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		d = -wheelLines
+	case tea.MouseButtonWheelDown:
+		d = wheelLines
+	default:
+		return m
+	}
+	if m.screen == screenTrace {
+		m.trace.scroll(d)
+	} else {
+		m.queue.move(d)
+	}
+	return m
+}
+
+func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	m.errText = ""
+	if msg.Type == tea.KeyCtrlC {
+		m.quitting = true
+		return m, tea.Quit
+	}
+	switch m.modal {
+	case modalInput:
+		return m.handleInputKey(msg)
+	case modalNote:
+		return m.handleNoteKey(msg)
+	case modalPicker, modalTags:
+		return m.handlePickerKey(msg)
+	case modalHelp:
+		switch {
+		case key.Matches(msg, m.keys.Quit):
+			m.quitting = true
+			return m, tea.Quit
+		case key.Matches(msg, m.keys.Help), key.Matches(msg, m.keys.Back):
+			m.modal = modalNone
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		m.quitting = true
+		return m, tea.Quit
+	case key.Matches(msg, m.keys.Help):
+		m.modal = modalHelp
+		return m, nil
+	}
+	if cmd, ok := m.handleLabelKey(msg); ok {
+		return m, cmd
+	}
+	if m.screen == screenTrace {
+		return m.handleTraceKey(msg)
+	}
+	return m.handleQueueKey(msg)
+}
+
+func (m Model) handleQueueKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	q, km := &m.queue, m.keys
+	half := max(1, q.height/2)
+	switch {
+	case key.Matches(msg, km.Down), key.Matches(msg, km.NextTrace):
+		q.move(1)
+	case key.Matches(msg, km.Up), key.Matches(msg, km.PrevTrace):
+		q.move(-1)
+	case key.Matches(msg, km.Top):
+		q.moveTo(0)
+	case key.Matches(msg, km.Bottom):
+		q.moveTo(len(q.view) - 1)
+	case key.Matches(msg, km.HalfDown):
+		q.move(half)
+	case key.Matches(msg, km.HalfUp):
+		q.move(-half)
+	case key.Matches(msg, km.Open):
+		if it := q.current(); it != nil {
+			return m, m.openTrace(it.TraceID)
+		}
+	case key.Matches(msg, km.Filter):
+		return m, m.openInput(inputFilter, q.filter)
+	case key.Matches(msg, km.Sort):
+		q.cycleSort(m.cfg.Blind)
+		m.status = "sorted by " + q.sortBy.String()
+	case key.Matches(msg, km.Back):
+		if q.filter != "" {
+			_ = q.apply("", m.cfg.Blind)
+			m.status = "filter cleared"
+		}
+	}
+	return m, nil
+}
+
+func (m Model) handleTraceKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	v, km := &m.trace, m.keys
+	half := max(1, v.height/2)
+	switch {
+	case key.Matches(msg, km.Back):
+		if v.query != "" {
+			v.search("")
+			return m, nil
+		}
+		m.screen = screenQueue
+		m.traceGen++ // Any load in flight is now stale.
+	case key.Matches(msg, km.Down):
+		v.scroll(1)
+	case key.Matches(msg, km.Up):
+		v.scroll(-1)
+	case key.Matches(msg, km.Top):
+		v.top()
+	case key.Matches(msg, km.Bottom):
+		v.bottom()
+	case key.Matches(msg, km.HalfDown):
+		v.scroll(half)
+	case key.Matches(msg, km.HalfUp):
+		v.scroll(-half)
+	case key.Matches(msg, km.NextTab):
+		v.setTab(v.tab + 1)
+	case key.Matches(msg, km.PrevTab):
+		v.setTab(v.tab - 1)
+	case key.Matches(msg, km.NextTrace):
+		return m, m.stepTrace(1)
+	case key.Matches(msg, km.PrevTrace):
+		return m, m.stepTrace(-1)
+	case key.Matches(msg, km.Search):
+		return m, m.openInput(inputSearch, v.query)
+	case key.Matches(msg, km.NextMatch):
+		v.nextMatch(1)
+	case key.Matches(msg, km.PrevMatch):
+		v.nextMatch(-1)
+	case v.tab == tabDiff && key.Matches(msg, km.NextFile):
+		v.jumpAnchor(v.doc().files, 1)
+	case v.tab == tabDiff && key.Matches(msg, km.PrevFile):
+		v.jumpAnchor(v.doc().files, -1)
+	case v.tab == tabDiff && key.Matches(msg, km.NextHunk):
+		v.jumpAnchor(v.doc().hunks, 1)
+	case v.tab == tabDiff && key.Matches(msg, km.PrevHunk):
+		v.jumpAnchor(v.doc().hunks, -1)
+	case v.tab == tabTimeline && key.Matches(msg, km.Fold):
+		v.toggleFold()
+	case v.tab == tabEvidence && key.Matches(msg, km.Jump):
+		if !v.jumpEvidence() {
+			m.status = "this evidence points at no tool call or diff line"
+		}
+	}
+	return m, nil
+}
+
+// openTrace switches to the trace screen and loads the trace. The new
+// generation makes any earlier load stale.
+func (m *Model) openTrace(id int64) tea.Cmd {
+	m.screen = screenTrace
+	m.traceGen++
+	m.trace.open(id)
+	return m.loadTraceCmd(id, m.traceGen)
+}
+
+// stepTrace opens the next (d=1) or previous trace of the queue's view.
+func (m *Model) stepTrace(d int) tea.Cmd {
+	if !m.queue.move(d) {
+		if d > 0 {
+			m.status = "last trace of the queue"
+		} else {
+			m.status = "first trace of the queue"
+		}
+		return nil
+	}
+	return m.openTrace(m.queue.current().TraceID)
+}
+
+// openInput focuses the filter or search line with its current value.
+func (m *Model) openInput(mode inputMode, value string) tea.Cmd {
+	m.modal, m.inputOf = modalInput, mode
+	m.input.SetValue(value)
+	m.input.CursorEnd()
+	if mode == inputFilter {
+		m.input.Placeholder = "class:X rule:R status:todo model:M task:T label:X words"
+	} else {
+		m.input.Placeholder = "search this pane"
+	}
+	return m.input.Focus()
+}
+
+// handleInputKey gives the filter or search line every key but esc and
+// enter. The filter applies as it is typed; a half-typed term that does
+// not parse yet leaves the last good filter in place.
+func (m Model) handleInputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.modal = modalNone
+		m.input.Blur()
+		if m.inputOf == inputSearch {
+			m.trace.search("")
+		}
+		return m, nil
+	case tea.KeyEnter:
+		m.modal = modalNone
+		m.input.Blur()
+		val := m.input.Value()
+		if m.inputOf == inputSearch {
+			m.trace.search(val)
+			m.status = fmt.Sprintf("%d matches", len(m.trace.matches))
+			return m, nil
+		}
+		if err := m.queue.apply(val, m.cfg.Blind); err != nil {
+			m.errText = err.Error()
+			return m, nil
+		}
+		m.status = fmt.Sprintf("%d of %d shown", len(m.queue.view), len(m.queue.all))
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	if m.inputOf == inputFilter {
+		_ = m.queue.apply(m.input.Value(), m.cfg.Blind)
+	}
+	return m, cmd
+}
+
+func (m Model) handleNoteKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	switch {
+	case msg.Type == tea.KeyEsc:
+		m.modal = modalNone
+		m.note.Blur()
+		m.status = "note discarded"
+		return m, nil
+	case key.Matches(msg, m.keys.Save):
+		m.modal = modalNone
+		m.note.Blur()
+		return m, m.setNote(m.picker.traceID, m.note.Value())
+	}
+	var cmd tea.Cmd
+	m.note, cmd = m.note.Update(msg)
+	return m, cmd
+}
+
+func (m Model) handlePickerKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	// Digits choose directly in the class picker, as everywhere else.
+	if m.modal == modalPicker {
+		for i := range m.keys.Label {
+			if key.Matches(msg, m.keys.Label[i]) && i < len(m.picker.items) {
+				m.modal = modalNone
+				return m, m.setPrimary(m.picker.traceID, m.picker.items[i])
+			}
+		}
+	}
+	switch m.picker.handle(msg, m.keys) {
+	case pickCancel:
+		m.modal = modalNone
+	case pickChoose:
+		m.modal = modalNone
+		chosen := m.picker.chosen()
+		if m.picker.multi {
+			return m, m.setTags(m.picker.traceID, chosen)
+		}
+		if len(chosen) == 1 {
+			return m, m.setPrimary(m.picker.traceID, chosen[0])
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,358 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// View implements tea.Model. It reads sizes from the layout and draws
+// only what is visible.
+func (m Model) View() string {
+	if m.quitting {
+		return ""
+	}
+	if m.width == 0 {
+		return "Loading…"
+	}
+	if m.lay.tooSmall {
+		msg := fmt.Sprintf("Terminal too small (%d×%d): triage needs at least %d×%d.\nEnlarge the window, or press q to quit.", m.width, m.height, minWidth, minHeight)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.st.App.TooSmall.Render(msg))
+	}
+	var top string
+	var bodyTop, bodyH int
+	if m.screen == screenTrace {
+		top, bodyTop, bodyH = m.traceScreen(), 4, m.lay.traceBody
+	} else {
+		top, bodyTop, bodyH = m.queueScreen(), 2, m.lay.queueRows
+	}
+	if box := m.modalBox(); box != "" {
+		lines := strings.Split(top, "\n")
+		over := strings.Split(lipgloss.Place(m.width, bodyH, lipgloss.Center, lipgloss.Center, box), "\n")
+		for i := 0; i < len(over) && bodyTop+i < len(lines); i++ {
+			lines[bodyTop+i] = over[i]
+		}
+		top = strings.Join(lines, "\n")
+	}
+	return top + "\n" + m.statusLine() + "\n" + m.footer()
+}
+
+func (m Model) statusLine() string {
+	switch {
+	case m.modal == modalInput:
+		return m.input.View()
+	case m.errText != "":
+		return m.st.App.Error.Render(ansi.Truncate("error: "+sanitizeLine(m.errText), m.width, "…"))
+	case m.writing || len(m.writes) > 0:
+		return m.st.App.Muted.Render(ansi.Truncate("saving… "+sanitizeLine(m.status), m.width, "…"))
+	}
+	return m.st.App.Status.Render(ansi.Truncate(sanitizeLine(m.status), m.width, "…"))
+}
+
+func (m Model) footer() string {
+	return ansi.Truncate(m.help.ShortHelpView(m.ShortHelp()), m.width, "…")
+}
+
+// modalBox draws the open picker, note or help box, or "".
+func (m Model) modalBox() string {
+	boxW, boxH := m.modalSize()
+	box := m.st.Picker.Box
+	innerW := max(0, boxW-box.GetHorizontalFrameSize())
+	innerH := max(1, boxH-box.GetVerticalFrameSize()-1)
+	title := ""
+	var body string
+	switch m.modal {
+	case modalPicker, modalTags:
+		title = m.picker.title
+		body = m.picker.view(m.st, innerW, innerH)
+	case modalNote:
+		title = "Note"
+		body = m.note.View()
+	case modalHelp:
+		title = "Keys"
+		body = helpGrid(m.st, m.FullHelp(), innerW)
+		legend := strings.Join(m.classLegend(), "  ")
+		body += "\n\n" + m.st.App.Muted.Render(lipgloss.NewStyle().Width(innerW).Render(legend))
+	default:
+		return ""
+	}
+	title = m.st.Picker.Title.Render(ansi.Truncate(sanitizeLine(title), innerW, "…"))
+	return box.Width(innerW).Render(title + "\n" + body)
+}
+
+// queueScreen is the title, the column header and the visible rows.
+func (m Model) queueScreen() string {
+	q, st, c := &m.queue, m.st, m.lay.cols
+	var b strings.Builder
+	b.WriteString(m.queueTitle())
+	b.WriteByte('\n')
+	b.WriteString(st.Queue.Header.Render(m.row(c, "", "task", "run", "model", "seed", "rules", "why", "yours", "status")))
+	rows := 0
+	switch {
+	case !q.loaded:
+		b.WriteString("\n" + st.App.Muted.Render("Loading queue…"))
+		rows = 1
+	case len(q.all) == 0:
+		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate("Nothing to review: no leftovers here.", m.width, "…")))
+		rows = 1
+	case len(q.view) == 0:
+		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate("No item matches the filter (esc clears it).", m.width, "…")))
+		rows = 1
+	}
+	for i := q.offset; i < min(len(q.view), q.offset+q.height); i++ {
+		it := &q.all[q.view[i]]
+		mark := "  "
+		if i == q.cursor {
+			mark = "▸ "
+		}
+		yours := it.Primary
+		if yours == "" {
+			if _, ok := m.drafts[it.TraceID]; ok {
+				yours = "(draft)"
+			}
+		}
+		line := m.row(c, mark, it.TaskID, it.RunID, it.Model, fmt.Sprint(it.Seed), it.Suggestion, it.Reason, yours, string(it.Status))
+		switch {
+		case i == q.cursor:
+			line = st.Queue.Cursor.Render(line)
+		case it.Status == StatusLabelled:
+			line = st.Queue.Labelled.Render(line)
+		case it.Status == StatusSkipped:
+			line = st.Queue.Skipped.Render(line)
+		}
+		b.WriteString("\n" + line)
+		rows++
+	}
+	b.WriteString(strings.Repeat("\n", max(0, q.height-rows)))
+	return b.String()
+}
+
+// queueTitle is the session line with progress, filter and order.
+func (m Model) queueTitle() string {
+	done, total := m.queue.progress()
+	parts := []string{"triage review", m.cfg.Reviewer}
+	switch {
+	case m.cfg.Slice != "":
+		parts = append(parts, "slice "+m.cfg.Slice)
+	case m.cfg.RunID != "":
+		parts = append(parts, "run "+m.cfg.RunID)
+	}
+	if m.cfg.Blind {
+		parts = append(parts, "BLIND")
+	}
+	parts = append(parts, fmt.Sprintf("%d of %d labelled", done, total))
+	if m.queue.filter != "" {
+		parts = append(parts, fmt.Sprintf("filter %q: %d shown", m.queue.filter, len(m.queue.view)))
+	}
+	if m.queue.sortBy != sortQueue {
+		parts = append(parts, "by "+m.queue.sortBy.String())
+	}
+	return m.st.App.Title.Render(ansi.Truncate(sanitizeLine(strings.Join(parts, " · ")), m.width, "…"))
+}
+
+// row lays out one queue row in the layout's columns; a zero width hides
+// a column. Cells are untrusted text: sanitized, cut and padded.
+func (m Model) row(c queueCols, mark, task, run, model, seed, rules, why, yours, status string) string {
+	cell := func(s string, w int) string {
+		if w <= 0 {
+			return ""
+		}
+		s = ansi.Truncate(sanitizeLine(s), w-1, "…")
+		return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
+	}
+	out := cell(mark, c.mark) + cell(task, c.task) + cell(run, c.run) + cell(model, c.model) + cell(seed, c.seed)
+	if c.rules > 0 {
+		out += cell(rules, c.rules)
+	}
+	if c.why > 0 {
+		out += cell(why, c.why)
+	}
+	return out + cell(yours, c.yours) + cell(status, c.status)
+}
+
+// traceScreen is the header, the tab bar and the visible body.
+func (m Model) traceScreen() string {
+	v := &m.trace
+	var b strings.Builder
+	b.WriteString(m.traceHeader())
+	b.WriteByte('\n')
+	b.WriteString(m.tabBar())
+	b.WriteByte('\n')
+	if !v.loaded {
+		b.WriteString(m.st.App.Muted.Render("Loading trace…"))
+		b.WriteString(strings.Repeat("\n", max(0, v.height-1)))
+		return b.String()
+	}
+	sel := -1
+	if v.tab == tabEvidence && v.evSel < len(v.doc().evs) {
+		sel = v.doc().evs[v.evSel]
+	}
+	b.WriteString(renderDoc(m.st, v.doc(), v.offset[v.tab], v.width, v.height, v.query, v.idents, sel))
+	return b.String()
+}
+
+// traceHeader is three lines: identity, run figures against their caps,
+// and the labels (yours; the rules' only when not blind).
+func (m Model) traceHeader() string {
+	st, v := m.st, &m.trace
+	it := m.queue.item(v.id)
+	lbl := func(s string) string { return st.Trace.Label.Render(s) }
+	val := func(s string) string { return st.Trace.Value.Render(sanitizeLine(s)) }
+	var l1, l2, l3 []string
+	if it != nil {
+		l1 = append(l1, val(it.TaskID), lbl("run ")+val(it.RunID), lbl("model ")+val(orDash(it.Model)), lbl("seed ")+val(fmt.Sprint(it.Seed)))
+		l1 = append(l1, lbl(fmt.Sprintf("%d/%d", m.queue.cursor+1, len(m.queue.view))))
+	}
+	if m.cfg.Blind {
+		l1 = append(l1, st.Trace.Over.Render("BLIND"))
+	}
+	if tr := v.trace; tr != nil {
+		l2 = m.figures(tr, v.tctx.Controls)
+	}
+	if it != nil {
+		mine := orDash(it.Primary)
+		if len(it.Secondary) > 0 {
+			mine += " [" + strings.Join(it.Secondary, ", ") + "]"
+		}
+		l3 = append(l3, lbl("yours ")+st.Trace.Mine.Render(sanitizeLine(mine)))
+		if it.Note != "" {
+			l3 = append(l3, lbl("note ")+sanitizeLine(firstLine(it.Note)))
+		}
+	}
+	if !m.cfg.Blind && v.verdict != nil {
+		r := v.verdict.Primary + " (" + string(v.verdict.Decision) + ")"
+		if v.verdict.Reason != "" {
+			r += " — " + v.verdict.Reason
+		}
+		l3 = append(l3, lbl("rules ")+st.Queue.Suggestion.Render(sanitizeLine(r)))
+	}
+	sep := lbl(" · ")
+	cut := func(parts []string) string { return ansi.Truncate(strings.Join(parts, sep), m.width, "…") }
+	return cut(l1) + "\n" + cut(l2) + "\n" + cut(l3)
+}
+
+// figures are the run's numbers, each against its cap when known; a
+// figure over its cap is marked.
+func (m Model) figures(tr *triage.Trace, c *triage.Controls) []string {
+	st := m.st
+	lbl := func(s string) string { return st.Trace.Label.Render(s) }
+	val := st.Trace.Value.Render
+	var out []string
+	exit := "?"
+	if tr.ExitCode != nil {
+		exit = fmt.Sprint(*tr.ExitCode)
+	}
+	out = append(out, lbl("exit ")+val(exit), val(orDash(sanitizeLine(string(tr.Outcome)))))
+	wallCap := tr.WallCap
+	if wallCap == nil && c != nil {
+		wallCap = c.WallS
+	}
+	if tr.WallS != nil {
+		s := fmt.Sprintf("%.0fs", *tr.WallS)
+		over := false
+		if wallCap != nil {
+			s += fmt.Sprintf("/%.0fs", *wallCap)
+			over = *tr.WallS >= *wallCap
+		}
+		if tr.Timeout != nil && *tr.Timeout {
+			s += " killed"
+			over = true
+		}
+		out = append(out, lbl("wall ")+capped(st, s, over))
+	}
+	if tr.Tokens != nil {
+		s := fmt.Sprintf("%d in/%d out", tr.Tokens.Input, tr.Tokens.Output)
+		over := false
+		if c != nil && c.MaxOutputTokens != nil {
+			s = fmt.Sprintf("%d in/%d/%d out", tr.Tokens.Input, tr.Tokens.Output, *c.MaxOutputTokens)
+			over = tr.Tokens.Output >= *c.MaxOutputTokens
+		}
+		out = append(out, lbl("tokens ")+capped(st, s, over))
+	}
+	if tr.CostUSD != nil {
+		out = append(out, val(fmt.Sprintf("$%.2f", *tr.CostUSD)))
+	}
+	s, over := fmt.Sprint(len(tr.ToolCalls)), false
+	if c != nil && c.MaxToolCalls != nil {
+		s += fmt.Sprintf("/%d", *c.MaxToolCalls)
+		over = int64(len(tr.ToolCalls)) >= *c.MaxToolCalls
+	}
+	return append(out, lbl("tool calls ")+capped(st, s, over))
+}
+
+func capped(st *Styles, s string, over bool) string {
+	if over {
+		return st.Trace.Over.Render(s + "!")
+	}
+	return st.Trace.Value.Render(s)
+}
+
+// tabBar names the panes, marks the current one, and ends with the
+// position in the current pane.
+func (m Model) tabBar() string {
+	v := &m.trace
+	var parts []string
+	for t := range numTabs {
+		name := t.String()
+		if n := tabCount(v, t); n != "" {
+			name += " " + n
+		}
+		if t == v.tab {
+			parts = append(parts, m.st.Trace.TabActive.Render("["+name+"]"))
+		} else {
+			parts = append(parts, m.st.Trace.Tab.Render(name))
+		}
+	}
+	bar := strings.Join(parts, "")
+	if v.loaded {
+		n := len(v.doc().lines)
+		pos := fmt.Sprintf(" %d-%d/%d", min(n, v.offset[v.tab]+1), min(n, v.offset[v.tab]+v.height), n)
+		if v.query != "" {
+			pos = fmt.Sprintf(" /%s %d/%d", sanitizeLine(v.query), min(len(v.matches), v.matchIdx+1), len(v.matches)) + pos
+		}
+		if gap := m.width - ansi.StringWidth(bar) - ansi.StringWidth(pos); gap > 0 {
+			bar += strings.Repeat(" ", gap) + m.st.App.Muted.Render(pos)
+		}
+	}
+	return ansi.Truncate(bar, m.width, "…")
+}
+
+// tabCount is a pane's size shown in its tab: files, lines, evidence.
+func tabCount(v *traceView, t tabID) string {
+	if !v.loaded {
+		return ""
+	}
+	switch t {
+	case tabTimeline:
+		if v.trace != nil && len(v.trace.ToolCalls) > 0 {
+			return fmt.Sprint(len(v.trace.ToolCalls))
+		}
+	case tabDiff:
+		if n := len(v.docs[tabDiff].files); n > 0 {
+			return fmt.Sprint(n)
+		}
+	case tabEvidence:
+		if n := len(v.docs[tabEvidence].evs); n > 0 {
+			return fmt.Sprint(n)
+		}
+	}
+	return ""
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	l, rest, _ := strings.Cut(s, "\n")
+	if rest != "" {
+		l += " …"
+	}
+	return l
+}
