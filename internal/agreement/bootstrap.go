@@ -45,6 +45,11 @@ type pattern struct {
 // draws from its own PCG stream (seed, i), so the result is the same
 // whatever the number of cores.
 func bootstrapAlpha(d *dataset, alpha Value, resamples int, seed uint64) Interval {
+	return bootstrapWorkers(d, alpha, resamples, seed, runtime.GOMAXPROCS(0))
+}
+
+// bootstrapWorkers is bootstrapAlpha on a given number of goroutines.
+func bootstrapWorkers(d *dataset, alpha Value, resamples int, seed uint64, workers int) Interval {
 	if resamples == 0 {
 		resamples = DefaultResamples
 	}
@@ -63,7 +68,7 @@ func bootstrapAlpha(d *dataset, alpha Value, resamples int, seed uint64) Interva
 	pats, unitPat := patterns(d)
 	k := len(d.cats)
 	out := make([]float64, resamples)
-	workers := min(runtime.GOMAXPROCS(0), resamples)
+	workers = max(1, min(workers, resamples))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {

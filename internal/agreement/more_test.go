@@ -246,3 +246,9 @@ func TestWriteText(t *testing.T) {
 	require.Contains(t, sb.String(), "Cohen's kappa         n/a    not applicable: needs exactly two raters, there are 3")
 	require.Contains(t, sb.String(), "Coincidence matrix")
 }
+
+func TestSecondaryConflict(t *testing.T) {
+	t.Parallel()
+	_, err := Compute([]Rating{tagged("1", "A", "X", "a"), tagged("1", "A", "X", "b")}, Options{})
+	require.ErrorContains(t, err, `rater "A" gave unit "1" two tag sets: [a] and [b]`)
+}

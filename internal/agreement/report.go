@@ -182,7 +182,9 @@ func Compute(ratings []Rating, opt Options) (*Report, error) {
 		r.Undefined["confusion"] = fmt.Sprintf("not drawn: %d categories exceed %d", len(d.cats), MaxGridCategories)
 	}
 	r.MostConfused = mostConfused(t, d, opt.MaxConfused)
-	r.Secondary = secondary(ratings)
+	if r.Secondary, err = secondary(ratings); err != nil {
+		return nil, fmt.Errorf("agreement: secondary tags: %w", err)
+	}
 	r.Verdict = Verdict(r.KrippendorffAlpha, ci, t.pairable, th)
 	r.collectReasons()
 	if len(r.Undefined) == 0 {

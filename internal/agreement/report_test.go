@@ -259,3 +259,14 @@ func TestBoundedUniform(t *testing.T) {
 		require.InDelta(t, 10000, h, 400)
 	}
 }
+
+func TestBootstrapSameOnAnyCoreCount(t *testing.T) {
+	t.Parallel()
+	d, err := newDataset(synthetic(500, 3, 5, 0.8, 11), nil)
+	require.NoError(t, err)
+	alpha := krippendorffAlpha(newTally(d, 1))
+	one := bootstrapWorkers(d, alpha, 400, 99, 1)
+	three := bootstrapWorkers(d, alpha, 400, 99, 3)
+	require.True(t, one.Lo.OK)
+	require.Equal(t, one, three)
+}

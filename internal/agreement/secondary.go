@@ -1,6 +1,7 @@
 package agreement
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -52,8 +53,9 @@ type tagUnit struct {
 }
 
 // secondary computes tag agreement from ratings that carry tag data; nil
-// when none do.
-func secondary(ratings []Rating) *Secondary {
+// when none do. A rater giving one unit two different tag sets is an error,
+// as for primary labels.
+func secondary(ratings []Rating) (*Secondary, error) {
 	setID := map[string]int32{}
 	var sets [][]string
 	byUnit := map[string]map[string]int32{}
@@ -73,15 +75,15 @@ func secondary(ratings []Rating) *Secondary {
 		if byUnit[rt.Unit] == nil {
 			byUnit[rt.Unit] = map[string]int32{}
 		}
-		// A rater's first tag set for a unit wins; primary-label
-		// conflicts are already refused by Compute.
-		if _, dup := byUnit[rt.Unit][rt.Rater]; !dup {
-			byUnit[rt.Unit][rt.Rater] = id
+		if prev, dup := byUnit[rt.Unit][rt.Rater]; dup && prev != id {
+			return nil, fmt.Errorf("rater %q gave unit %q two tag sets: [%s] and [%s]", rt.Rater, rt.Unit,
+				strings.Join(sets[prev], " "), strings.Join(tags, " "))
 		}
+		byUnit[rt.Unit][rt.Rater] = id
 		raters[rt.Rater] = true
 	}
 	if len(byUnit) == 0 {
-		return nil
+		return nil, nil
 	}
 	raterNames := slices.Sorted(func(yield func(string) bool) {
 		for r := range raters {
@@ -119,7 +121,7 @@ func secondary(ratings []Rating) *Secondary {
 		{Distance: "masi", Alpha: setAlpha(units, sets, masi)},
 		{Distance: "jaccard", Alpha: setAlpha(units, sets, jaccard)},
 	}
-	return s
+	return s, nil
 }
 
 // perTag scores each tag as a binary class per (unit, rater).
