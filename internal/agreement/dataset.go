@@ -122,13 +122,7 @@ func (d *dataset) sortAndDedup() error {
 	w := int32(0)
 	for u := range d.units {
 		lo, hi := d.start[u], d.start[u+1]
-		// Insertion sort: units carry a handful of ratings.
-		for i := lo + 1; i < hi; i++ {
-			for j := i; j > lo && d.rater[j] < d.rater[j-1]; j-- {
-				d.rater[j], d.rater[j-1] = d.rater[j-1], d.rater[j]
-				d.cat[j], d.cat[j-1] = d.cat[j-1], d.cat[j]
-			}
-		}
+		d.sortUnit(lo, hi)
 		d.start[u] = w
 		for i := lo; i < hi; i++ {
 			if i > lo && d.rater[i] == d.rater[i-1] {
@@ -145,6 +139,30 @@ func (d *dataset) sortAndDedup() error {
 	d.start[len(d.units)] = w
 	d.rater, d.cat = d.rater[:w], d.cat[:w]
 	return nil
+}
+
+// sortUnit orders one unit's ratings by rater: insertion sort for the
+// usual handful, a general sort when a hostile input piles ratings on one
+// unit.
+func (d *dataset) sortUnit(lo, hi int32) {
+	if hi-lo > 32 {
+		type rc struct{ r, c int32 }
+		buf := make([]rc, hi-lo)
+		for i := range buf {
+			buf[i] = rc{d.rater[lo+int32(i)], d.cat[lo+int32(i)]}
+		}
+		slices.SortStableFunc(buf, func(a, b rc) int { return int(a.r) - int(b.r) })
+		for i, x := range buf {
+			d.rater[lo+int32(i)], d.cat[lo+int32(i)] = x.r, x.c
+		}
+		return
+	}
+	for i := lo + 1; i < hi; i++ {
+		for j := i; j > lo && d.rater[j] < d.rater[j-1]; j-- {
+			d.rater[j], d.rater[j-1] = d.rater[j-1], d.rater[j]
+			d.cat[j], d.cat[j-1] = d.cat[j-1], d.cat[j]
+		}
+	}
 }
 
 // rankNames returns, for each name's index, its rank in sorted order.

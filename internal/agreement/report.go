@@ -182,6 +182,11 @@ func Compute(ratings []Rating, opt Options) (*Report, error) {
 		r.Undefined["confusion"] = fmt.Sprintf("not drawn: %d categories exceed %d", len(d.cats), MaxGridCategories)
 	}
 	r.MostConfused = mostConfused(t, d, opt.MaxConfused)
+	if t.untracked > 0 {
+		r.Undefined["most_confused"] = fmt.Sprintf(
+			"incomplete: %d units carry more than %d distinct classes and were left out of the pairs and the matrix's off-diagonal",
+			t.untracked, maxPairClasses)
+	}
 	if r.Secondary, err = secondary(ratings); err != nil {
 		return nil, fmt.Errorf("agreement: secondary tags: %w", err)
 	}

@@ -2,6 +2,8 @@ package agreement
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -269,4 +271,22 @@ func TestBootstrapSameOnAnyCoreCount(t *testing.T) {
 	three := bootstrapWorkers(d, alpha, 400, 99, 3)
 	require.True(t, one.Lo.OK)
 	require.Equal(t, one, three)
+}
+
+func TestHostileShapes(t *testing.T) {
+	t.Parallel()
+	// One unit rated by 20,000 raters with 1,000 distinct labels must stay
+	// fast and be reported, not hang or crash.
+	var in []Rating
+	for i := range 20000 {
+		in = append(in, rt("u", fmt.Sprintf("r%05d", 19999-i), fmt.Sprintf("L%03d", i%1000)))
+	}
+	in = append(in, rt("v", "r00000", "L000"), rt("v", "r00001", "L000"))
+	r, err := Compute(in, Options{Resamples: 50})
+	require.NoError(t, err)
+	require.Equal(t, 2, r.NPairableUnits)
+	require.Nil(t, r.Confusion, "1,000 categories are not drawn")
+	require.Contains(t, r.Undefined["most_confused"], "incomplete")
+	require.Contains(t, r.Undefined["confusion"], "not drawn")
+	require.NoError(t, WriteText(io.Discard, r))
 }

@@ -15,7 +15,10 @@ type tally struct {
 	mMin     int       // fewest ratings on a unit
 	mMax     int       // most ratings on a unit
 	pairs    map[uint64]*pairTally
-	examples int
+	// untracked counts units whose off-diagonal pairs were not recorded
+	// because they carried more than maxPairClasses distinct classes.
+	untracked int
+	examples  int
 
 	// Two-rater tables, filled only when the data has exactly two raters.
 	two      bool
@@ -24,6 +27,11 @@ type tally struct {
 	rowTotal []int          // rater A's labels on shared units
 	colTotal []int          // rater B's labels on shared units
 }
+
+// maxPairClasses bounds the distinct classes on one unit whose pairs are
+// recorded: pairs grow quadratically and hostile input could put thousands
+// of classes on one unit. Alpha does not need the pairs, only the diagonal.
+const maxPairClasses = 64
 
 // pairTally counts units on which two different classes were both given.
 type pairTally struct {
@@ -84,6 +92,10 @@ func newTally(d *dataset, examples int) *tally {
 				t.nc[c] += n
 			}
 			t.paSum += agree / (fm * (fm - 1))
+			if len(seen) > maxPairClasses {
+				t.untracked++
+				continue
+			}
 			for i, a := range seen {
 				for _, b := range seen[i+1:] {
 					key := pairKey(a, b)

@@ -95,6 +95,9 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 		ew.grid(rows, "  ", false)
 	}
+	if why := r.Undefined["most_confused"]; why != "" {
+		ew.printf("  (%s)\n", why)
+	}
 	if s := r.Secondary; s != nil {
 		writeSecondary(ew, s)
 	}
