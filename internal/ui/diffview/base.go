@@ -1,0 +1,296 @@
+package diffview
+
+import (
+	"hash/maphash"
+
+	"github.com/alecthomas/chroma/v2"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// maxCachedRows bounds a renderer's row cache. A screen is under a hundred
+// rows, so this keeps many screens of scrolling while capping memory for
+// a reviewer who scrolls through a 20,000-line diff end to end.
+const maxCachedRows = 4096
+
+// ellipsis ends a truncated line.
+const ellipsis = "…"
+
+// cacheKey identifies one drawn row: a hash of everything the row shows,
+// and the width it was drawn at. The theme is part of the hash through the
+// style generation, which changes whenever the Style does.
+type cacheKey struct {
+	hash  uint64
+	width int
+}
+
+// base is the state the three renderers share: size, style, search query,
+// marks, the row cache and the syntax highlighter.
+type base struct {
+	width    int
+	tabWidth int
+	st       Style
+	stGen    uint64
+	query    string
+	idents   []string
+	seed     maphash.Seed
+	cache    map[cacheKey]string
+	hl       highlighter
+}
+
+func newBase() base {
+	return base{
+		tabWidth: 4,
+		st:       DefaultStyle(),
+		seed:     maphash.MakeSeed(),
+		cache:    make(map[cacheKey]string),
+	}
+}
+
+func (b *base) setStyle(st Style) {
+	b.st = st
+	b.stGen++
+	b.hl.reset()
+	clear(b.cache)
+}
+
+func (b *base) setQuery(q string) {
+	if q != b.query {
+		b.query = q
+		clear(b.cache)
+	}
+}
+
+func (b *base) setIdents(idents []string) {
+	b.idents = b.idents[:0]
+	for _, id := range idents {
+		if id != "" {
+			b.idents = append(b.idents, id)
+		}
+	}
+	clear(b.cache)
+}
+
+func (b *base) setTabWidth(n int) {
+	b.tabWidth = max(1, min(n, 16))
+	clear(b.cache)
+}
+
+// hasher returns a hash primed with what every row depends on besides its
+// own content.
+func (b *base) hasher() *maphash.Hash {
+	var h maphash.Hash
+	h.SetSeed(b.seed)
+	var buf [8]byte
+	for i := range buf {
+		buf[i] = byte(b.stGen >> (8 * i))
+	}
+	_, _ = h.Write(buf[:])
+	return &h
+}
+
+// lines draws rows [from, from+n) of a document of count rows. hashRow
+// feeds row i's identity into h; draw draws it uncached.
+func (b *base) lines(from, n, count int, hashRow func(h *maphash.Hash, i int), draw func(i int) string) []string {
+	if b.width <= 0 || n <= 0 || from >= count {
+		return nil
+	}
+	from = max(0, from)
+	end := min(count, from+n)
+	out := make([]string, 0, end-from)
+	for i := from; i < end; i++ {
+		h := b.hasher()
+		hashRow(h, i)
+		k := cacheKey{hash: h.Sum64(), width: b.width}
+		s, ok := b.cache[k]
+		if !ok {
+			s = draw(i)
+			if len(b.cache) >= maxCachedRows {
+				clear(b.cache)
+			}
+			b.cache[k] = s
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// fit prepares one line of untrusted text for a cell budget of avail: it
+// caps the bytes looked at (a 1 MB minified line costs what a short one
+// does), sanitizes, expands tabs, and truncates by display width. cut
+// reports that the line did not fit, so the painter adds an ellipsis.
+func (b *base) fit(raw string, avail int) (text string, cut bool) {
+	if avail <= 0 {
+		return "", raw != ""
+	}
+	raw = strings.TrimSuffix(raw, "\r")
+	if limit := avail*4 + 16; len(raw) > limit {
+		for limit > 0 && !isRuneStart(raw[limit]) {
+			limit--
+		}
+		raw, cut = raw[:limit], true
+	}
+	text = expandTabs(triage.Sanitize(raw), b.tabWidth)
+	if cut || ansi.StringWidth(text) > avail {
+		return ansi.Truncate(text, avail-1, ""), true
+	}
+	return text, false
+}
+
+func isRuneStart(c byte) bool { return c&0xc0 != 0x80 }
+
+// expandTabs replaces tabs with spaces up to the next tab stop, measuring
+// columns in display cells so wide characters before a tab count right.
+func expandTabs(s string, tw int) string {
+	if strings.IndexByte(s, '\t') < 0 {
+		return s
+	}
+	var sb strings.Builder
+	sb.Grow(len(s) + 4*tw)
+	col := 0
+	for {
+		i := strings.IndexByte(s, '\t')
+		if i < 0 {
+			sb.WriteString(s)
+			return sb.String()
+		}
+		sb.WriteString(s[:i])
+		col += ansi.StringWidth(s[:i])
+		pad := tw - col%tw
+		sb.WriteString(strings.Repeat(" ", pad))
+		col += pad
+		s = s[i+1:]
+	}
+}
+
+// overlayStyle lays an overlay (Warn, Match) over a line style, keeping
+// the line's background when the overlay has none of its own.
+func overlayStyle(over, line lipgloss.Style) lipgloss.Style {
+	if _, ok := over.GetBackground().(lipgloss.NoColor); ok {
+		return over.Background(line.GetBackground())
+	}
+	return over
+}
+
+// paint draws text (already fitted) in the line style, with syntax colours
+// for path when highlighting is on, marked identifiers in Warn and search
+// hits in Match, then pads the row to avail cells in the line style. Each
+// segment is styled on its own and concatenated, never wrapped in an
+// outer style whose colour an inner reset would drop.
+func (b *base) paint(text string, cut bool, avail int, line lipgloss.Style, lineID int, path string) string {
+	// Style 0 is the plain line; bytes no token covers keep it.
+	styles := []lipgloss.Style{line}
+	idx := make([]int32, len(text))
+	if toks := b.hl.tokens(b.st, path, text); toks != nil {
+		pos := 0
+		// Tokens that resolve to the same look share one style, so runs of
+		// them are drawn with one escape sequence instead of one each.
+		ids := make(map[chroma.StyleEntry]int32)
+		for _, t := range toks {
+			e := b.hl.entry(t.Type)
+			id, ok := ids[e]
+			if !ok {
+				styles = append(styles, b.hl.tokenStyle(t.Type, line, lineID))
+				id = int32(len(styles) - 1)
+				ids[e] = id
+			}
+			end := min(len(text), pos+len(t.Value))
+			for j := pos; j < end; j++ {
+				idx[j] = id
+			}
+			pos = end
+		}
+	}
+	mark := func(st lipgloss.Style, start, n int) {
+		styles = append(styles, st)
+		id := int32(len(styles) - 1)
+		for j := start; j < start+n && j < len(idx); j++ {
+			idx[j] = id
+		}
+	}
+	if len(b.idents) > 0 {
+		warn := overlayStyle(b.st.Warn, line)
+		for _, id := range b.idents {
+			for off := 0; ; {
+				i := strings.Index(text[off:], id)
+				if i < 0 {
+					break
+				}
+				mark(warn, off+i, len(id))
+				off += i + len(id)
+			}
+		}
+	}
+	if b.query != "" {
+		match := overlayStyle(b.st.Match, line)
+		for off := 0; off < len(text); {
+			i, n := indexFold(text[off:], b.query)
+			if i < 0 || n == 0 {
+				break
+			}
+			mark(match, off+i, n)
+			off += i + n
+		}
+	}
+	var sb strings.Builder
+	start := 0
+	for j := 1; j <= len(text); j++ {
+		if j == len(text) || idx[j] != idx[start] {
+			sb.WriteString(styles[idx[start]].Render(text[start:j]))
+			start = j
+		}
+	}
+	used := ansi.StringWidth(text)
+	if cut && used < avail {
+		sb.WriteString(overlayStyle(b.st.Muted, line).Render(ellipsis))
+		used++
+	}
+	if pad := avail - used; pad > 0 {
+		sb.WriteString(line.Render(strings.Repeat(" ", pad)))
+	}
+	return sb.String()
+}
+
+// plainRow fits and paints one line of text with no syntax colours.
+func (b *base) plainRow(raw string, avail int, line lipgloss.Style) string {
+	text, cut := b.fit(raw, avail)
+	return b.paint(text, cut, avail, line, -1, "")
+}
+
+// hasIdent reports whether s contains any marked identifier.
+func (b *base) hasIdent(s string) bool {
+	for _, id := range b.idents {
+		if strings.Contains(s, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// seg is one separately styled piece of a row built by segments.
+type seg struct {
+	text string
+	st   lipgloss.Style
+}
+
+// segments draws a row from styled pieces of untrusted text, truncating
+// the whole with an ellipsis when it is too wide and padding it in fill.
+func (b *base) segments(fill lipgloss.Style, segs ...seg) string {
+	var sb strings.Builder
+	for _, s := range segs {
+		sb.WriteString(s.st.Render(expandTabs(triage.Sanitize(s.text), b.tabWidth)))
+	}
+	out := sb.String()
+	w := ansi.StringWidth(out)
+	if w > b.width {
+		out = ansi.Truncate(out, b.width-1, "") + b.st.Muted.Render(ellipsis)
+		w = ansi.StringWidth(out)
+	}
+	if w < b.width {
+		out += fill.Render(strings.Repeat(" ", b.width-w))
+	}
+	return out
+}

@@ -1,0 +1,125 @@
+package diffview
+
+import (
+	"path"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// highlighter colours single lines with chroma. Lexer lookups are
+// memoized by file extension, because lexers.Match walks every registered
+// lexer's globs and would otherwise run once per drawn line. Lines are
+// highlighted one at a time (a multi-line string or comment loses its
+// colour after the first line); that is the price of drawing only what is
+// visible.
+type highlighter struct {
+	lexers    map[string]chroma.Lexer
+	style     *chroma.Style
+	styleName string
+	tok       map[tokKey]lipgloss.Style
+}
+
+type tokKey struct {
+	tt     chroma.TokenType
+	lineID int
+}
+
+func (h *highlighter) reset() {
+	h.style, h.styleName = nil, ""
+	clear(h.tok)
+}
+
+// lexer returns the memoized lexer for a file path, or nil.
+func (h *highlighter) lexer(p string) chroma.Lexer {
+	base := path.Base(p)
+	key := path.Ext(base)
+	if key == "" {
+		key = base
+	}
+	if l, ok := h.lexers[key]; ok {
+		return l
+	}
+	if h.lexers == nil {
+		h.lexers = make(map[string]chroma.Lexer)
+	}
+	l := lexers.Match(base)
+	if l != nil {
+		l = chroma.Coalesce(l)
+	}
+	h.lexers[key] = l
+	return l
+}
+
+// tokens splits text into chroma tokens for path, or returns nil when
+// highlighting is off, no lexer matches, or the lexer fails.
+func (h *highlighter) tokens(st Style, p, text string) []chroma.Token {
+	if st.Chroma == "" || p == "" || text == "" {
+		return nil
+	}
+	l := h.lexer(p)
+	if l == nil {
+		return nil
+	}
+	if h.style == nil || h.styleName != st.Chroma {
+		h.style, h.styleName = styles.Get(st.Chroma), st.Chroma
+		clear(h.tok)
+	}
+	it, err := l.Tokenise(nil, text)
+	if err != nil {
+		return nil
+	}
+	var toks []chroma.Token
+	n := 0
+	for t := it(); t != chroma.EOF; t = it() {
+		// Lexers may add a trailing newline; keep exactly text's bytes so
+		// token offsets line up with it.
+		if n+len(t.Value) > len(text) {
+			t.Value = text[n:]
+		}
+		if t.Value == "" {
+			continue
+		}
+		toks = append(toks, t)
+		n += len(t.Value)
+		if n >= len(text) {
+			break
+		}
+	}
+	return toks
+}
+
+// entry is what the chroma style says a token type looks like.
+func (h *highlighter) entry(tt chroma.TokenType) chroma.StyleEntry {
+	e := h.style.Get(tt)
+	return chroma.StyleEntry{Colour: e.Colour, Bold: e.Bold, Italic: e.Italic}
+}
+
+// tokenStyle is the line style with the token's foreground (and bold or
+// italic) laid over it, memoized per token type and line kind.
+func (h *highlighter) tokenStyle(tt chroma.TokenType, line lipgloss.Style, lineID int) lipgloss.Style {
+	k := tokKey{tt: tt, lineID: lineID}
+	if s, ok := h.tok[k]; ok && lineID >= 0 {
+		return s
+	}
+	s := line
+	e := h.style.Get(tt)
+	if e.Colour.IsSet() {
+		s = s.Foreground(lipgloss.Color(e.Colour.String()))
+	}
+	if e.Bold == chroma.Yes {
+		s = s.Bold(true)
+	}
+	if e.Italic == chroma.Yes {
+		s = s.Italic(true)
+	}
+	if lineID >= 0 {
+		if h.tok == nil {
+			h.tok = make(map[tokKey]lipgloss.Style)
+		}
+		h.tok[k] = s
+	}
+	return s
+}

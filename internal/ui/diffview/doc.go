@@ -1,0 +1,41 @@
+// Package diffview draws what a reviewer reads in a trace: the agent's
+// diff, its timeline of messages and tool calls, and the scorer's test
+// output. The renderers are pure (strings, a width and a Style in, strings
+// out); they hold no tea.Model and do no I/O, so they can be golden-tested
+// and called from View.
+//
+// Every renderer is virtualised. Building one lays out a flat list of rows
+// (cheap: no highlighting, no measuring), and RenderRange draws only the
+// rows asked for, caching each drawn row by its content, the width and the
+// theme. A 20,000-line diff or a 10 MB tool output therefore costs only
+// what is on screen. Long lines are truncated with "…" rather than
+// wrapped, so the row count never depends on the width: scroll offsets,
+// search hits and jump targets stay valid across a resize.
+//
+// All trace text is untrusted and passes through triage.Sanitize before it
+// is styled, so the only escape codes in the output are the renderer's own
+// SGR styling.
+//
+// The renderers are not safe for concurrent use; Bubble Tea calls View from
+// one goroutine, which is all they need.
+package diffview
+
+// Doc is what the three renderers (Diff, Timeline, TestOutput) share, so
+// one scrolling pane with search can show any of them.
+type Doc interface {
+	// Len is the number of rows.
+	Len() int
+	// Lines draws rows [from, from+n), clamped to the document. Each line
+	// is exactly the set width in cells.
+	Lines(from, n int) []string
+	// RenderRange is Lines joined with newlines.
+	RenderRange(from, n int) string
+	// Search returns the rows whose text contains query, ignoring case, in
+	// ascending order. An empty query matches nothing.
+	Search(query string) []int
+	// SetWidth sets the width in terminal cells. The row count does not
+	// change with the width.
+	SetWidth(w int)
+	// SetQuery highlights the hits of query in drawn rows ("" for none).
+	SetQuery(query string)
+}
