@@ -124,6 +124,9 @@ const (
 	secretReason = "several rules fired: tool-loop, assume-api"
 	secretIdent  = "/v2/invoices"
 	secretMsg    = "path not in the frozen spec"
+	// secretClass stands for the rules' primary: a name no taxonomy
+	// legend shows, so a leak cannot hide behind the help overlay.
+	secretClass = "RULES_PICK"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -158,7 +161,7 @@ func sampleTrace(id int64, task string) *triage.Trace {
 
 func sampleVerdict() *triage.Verdict {
 	return &triage.Verdict{
-		Primary: triage.ToolLoop, Decision: triage.DecisionLeftover, Reason: secretReason,
+		Primary: secretClass, Decision: triage.DecisionLeftover, Reason: secretReason,
 		Fired: []string{"tool-loop", "assume-api"},
 		Evidence: []triage.Evidence{
 			{Rule: "tool-loop", Message: "read called 3 times with the same args", ToolCall: 0},
@@ -179,7 +182,7 @@ func newFake(n int) *fakeStore {
 		f.verdicts[id] = sampleVerdict()
 		f.items = append(f.items, QueueItem{
 			TraceID: id, RunID: "r1", TaskID: task, Model: "gpt-x",
-			Suggestion: triage.ToolLoop, Reason: secretReason, Rules: []string{"tool-loop", "assume-api"},
+			Suggestion: secretClass, Reason: secretReason, Rules: []string{"tool-loop", "assume-api"},
 		})
 	}
 	return f

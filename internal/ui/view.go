@@ -163,7 +163,7 @@ func (m Model) row(c queueCols, mark, task, run, model, seed, rules, why, yours,
 		s = ansi.Truncate(sanitizeLine(s), w-1, "…")
 		return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
 	}
-	out := cell(mark, c.mark) + cell(task, c.task) + cell(run, c.run) + cell(model, c.model) + cell(seed, c.seed)
+	out := mark + strings.Repeat(" ", max(0, c.mark-ansi.StringWidth(mark))) + cell(task, c.task) + cell(run, c.run) + cell(model, c.model) + cell(seed, c.seed)
 	if c.rules > 0 {
 		out += cell(rules, c.rules)
 	}

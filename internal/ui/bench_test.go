@@ -1,0 +1,101 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/stretchr/testify/require"
+)
+
+// bigFake is a store with n queue items over a few distinct traces.
+func bigFake(n int) *fakeStore {
+	f := newFake(3)
+	f.items = make([]QueueItem, n)
+	for i := range f.items {
+		id := int64(i%3 + 1)
+		f.items[i] = QueueItem{TraceID: id, RunID: "r1", TaskID: fmt.Sprintf("T%06d", i), Model: "gpt-x", Seed: i % 5, Suggestion: secretClass, Reason: secretReason}
+	}
+	return f
+}
+
+// hugeDiffTrace adds a 20,000-line diff to trace 2 and a 10 MB output.
+func hugeTrace(f *fakeStore) {
+	var b strings.Builder
+	b.WriteString("diff --git a/big.go b/big.go\n--- a/big.go\n+++ b/big.go\n@@ -1,10000 +1,10000 @@\n")
+	for i := range 10000 {
+		fmt.Fprintf(&b, "-\told line %d with some code(x, y)\n+\tnew line %d with some code(x, y, z)\n", i, i)
+	}
+	d := b.String()
+	tr := f.traces[2]
+	tr.Diff = &d
+	tr.ToolCalls[3].Output = strings.Repeat("log line with some output text that goes on\n", 10<<20/44)
+}
+
+// firstFrame is the time from New to the first full frame over n items.
+func firstFrame(tb testing.TB, f *fakeStore) string {
+	m := New(f, testConfig())
+	m = settle(tb, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m = settle(tb, m, m.Init()())
+	return m.View()
+}
+
+func BenchmarkFirstFrame100k(b *testing.B) {
+	f := bigFake(100_000)
+	for b.Loop() {
+		_ = firstFrame(b, f)
+	}
+}
+
+// nextTrace measures L on the trace screen: Update, the load, and View.
+func nextTrace(tb testing.TB, m Model) Model {
+	m = settle(tb, m, keyMsg("L"))
+	_ = m.View()
+	m = settle(tb, m, keyMsg("H"))
+	_ = m.View()
+	return m
+}
+
+func BenchmarkNextTraceTypical(b *testing.B) {
+	m := started(b, newFake(3), testConfig(), 120, 40)
+	m = press(b, m, "enter")
+	for b.Loop() {
+		m = nextTrace(b, m)
+	}
+}
+
+func BenchmarkNextTraceHugeDiff(b *testing.B) {
+	f := newFake(3)
+	hugeTrace(f)
+	m := started(b, f, testConfig(), 120, 40)
+	m = press(b, m, "enter", "tab") // Diff pane, so the huge diff is drawn.
+	for b.Loop() {
+		m = nextTrace(b, m)
+	}
+}
+
+// TestSpeedBudgets keeps the budgets honest in plain go test, with
+// slack for a loaded CI machine (the benchmarks give the real figures).
+func TestSpeedBudgets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	t.Parallel()
+	f := bigFake(100_000)
+	start := time.Now()
+	v := firstFrame(t, f)
+	require.Less(t, time.Since(start), 3*300*time.Millisecond)
+	require.Contains(t, v, "0 of 100000 labelled")
+
+	f = newFake(3)
+	hugeTrace(f)
+	m := started(t, f, testConfig(), 120, 40)
+	m = press(t, m, "enter", "tab")
+	start = time.Now()
+	m = settle(t, m, keyMsg("L"))
+	v = m.View()
+	require.Less(t, time.Since(start), 3*100*time.Millisecond)
+	require.Contains(t, v, "big.go")
+}
