@@ -1,0 +1,203 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// ClaudeCodeFormat reads a Claude Code session transcript
+// (~/.claude/projects/<cwd>/<sessionId>.jsonl): one trace per file, TaskID
+// the sessionId, tool_use blocks paired with their tool_result by id.
+// Lines are taken in file order (the uuid tree is not re-walked, so an
+// abandoned branch stays in). Usage is counted once per message id, as one
+// API response may be split over several lines; input tokens include cache
+// reads and writes (all prompt tokens the model processed). A line that
+// does not parse is rejected and the rest still make the trace. Raw is nil.
+var ClaudeCodeFormat = Format{Name: nameClaude, Detect: detectClaude, Decode: decodeClaude}
+
+var claudeLineTypes = map[string]bool{
+	"user": true, "assistant": true, "system": true, "summary": true,
+	"queue-operation": true, "file-history-snapshot": true, "attachment": true, "progress": true,
+}
+
+func detectClaude(name string, head []byte) bool {
+	lines := firstLines(head, 8)
+	if len(lines) == 0 {
+		return false
+	}
+	for _, l := range lines {
+		ks := keySet(headObjectKeys(l))
+		var typ string
+		if k, ok := ks["type"]; !ok || json.Unmarshal(k.Value, &typ) != nil || !claudeLineTypes[typ] {
+			return false
+		}
+		if _, ok := ks["payload"]; ok {
+			return false // Codex's {timestamp, type, payload}
+		}
+		_, sid := ks["sessionId"]
+		_, uuid := ks["uuid"]
+		if sid || uuid {
+			return true
+		}
+	}
+	return strings.HasSuffix(name, ".jsonl")
+}
+
+type claudeBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+type claudeUsage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+}
+
+type claudeLine struct {
+	Type      string `json:"type"`
+	SessionID string `json:"sessionId"`
+	Timestamp string `json:"timestamp"`
+	IsMeta    bool   `json:"isMeta"`
+	RequestID string `json:"requestId"`
+	Message   *struct {
+		ID      string          `json:"id"`
+		Role    string          `json:"role"`
+		Model   string          `json:"model"`
+		Content json.RawMessage `json:"content"`
+		Usage   *claudeUsage    `json:"usage"`
+	} `json:"message"`
+}
+
+type claudeBuilder struct {
+	t      *triage.Trace
+	byID   map[string]int
+	usage  map[string]claudeUsage
+	order  []string
+	first  string
+	last   string
+	sessID string
+}
+
+func decodeClaude(ctx context.Context, src Source, emit func(Record) error) error {
+	b := &claudeBuilder{t: newHarnessTrace(nameClaude, src), byID: map[string]int{}, usage: map[string]claudeUsage{}}
+	lines := 0
+	err := eachLine(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
+		if lineErr != nil {
+			return emit(lineReject(src, n, line, "%v", lineErr))
+		}
+		var l claudeLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			return emit(lineReject(src, n, line, "%s", lineJSONReason(err, last)))
+		}
+		lines++
+		b.add(&l)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if lines == 0 {
+		return nil
+	}
+	t := b.finish()
+	t.TaskID = nameOr(b.sessID, harnessStem(fileName(src)))
+	if t.TaskID == "" {
+		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "no sessionId in the session and no file name to take it from"}})
+	}
+	t.RunID = runFromDir(src, t.TaskID)
+	return emit(Record{Line: 1, Trace: t})
+}
+
+func (b *claudeBuilder) add(l *claudeLine) {
+	if b.sessID == "" {
+		b.sessID = l.SessionID
+	}
+	if l.Timestamp != "" {
+		if b.first == "" {
+			b.first = l.Timestamp
+		}
+		b.last = l.Timestamp
+	}
+	m := l.Message
+	if m == nil || (l.Type != "user" && l.Type != "assistant") {
+		return
+	}
+	t := b.t
+	if l.Type == "assistant" {
+		if m.Model != "" && !strings.HasPrefix(m.Model, "<") {
+			t.Model = m.Model
+		}
+		if m.Usage != nil {
+			key := nameOr(m.ID, l.RequestID)
+			if _, seen := b.usage[key]; !seen {
+				b.order = append(b.order, key)
+			}
+			// Split lines repeat the usage, the last one complete.
+			b.usage[key] = *m.Usage
+		}
+	}
+	var blocks []claudeBlock
+	if json.Unmarshal(m.Content, &blocks) != nil {
+		// A plain string message.
+		if text := contentText(m.Content); strings.TrimSpace(text) != "" && !l.IsMeta {
+			t.Messages = append(t.Messages, triage.Message{Role: l.Type, Content: text})
+		}
+		return
+	}
+	for _, blk := range blocks {
+		switch blk.Type {
+		case "text":
+			if strings.TrimSpace(blk.Text) != "" && !l.IsMeta {
+				t.Messages = append(t.Messages, triage.Message{Role: l.Type, Content: blk.Text})
+			}
+		case "tool_use":
+			b.byID[blk.ID] = len(t.ToolCalls)
+			t.ToolCalls = append(t.ToolCalls, triage.ToolCall{Name: nameOr(blk.Name, "tool"), Args: argsJSON(blk.Input), TS: l.Timestamp})
+		case "tool_result":
+			i, ok := b.byID[blk.ToolUseID]
+			if !ok {
+				continue
+			}
+			c := &t.ToolCalls[i]
+			c.Output = contentText(blk.Content)
+			if blk.IsError {
+				c.Error = nameOr(firstLine(c.Output), "error")
+			}
+		}
+	}
+}
+
+func (b *claudeBuilder) finish() *triage.Trace {
+	t := b.t
+	if len(b.order) > 0 {
+		var tok triage.Tokens
+		for _, k := range b.order {
+			u := b.usage[k]
+			tok.Input += u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+			tok.Output += u.OutputTokens
+		}
+		t.Tokens = &tok
+	}
+	t.WallS = wallSpan(b.first, b.last)
+	return t
+}
+
+// firstLine is the first line of s, for a short error summary.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,504 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// HarnessFormats returns the agent-harness formats in detection-priority
+// order: the most specific shapes first (a zip magic, a versioned log,
+// keyed trajectories), the loosest JSONL shapes last, so that a registry
+// trying them in order before our own JSONL never mistakes one for another.
+func HarnessFormats() []Format {
+	return []Format{InspectFormat, SWEAgentFormat, MiniSWEAgentFormat, OpenHandsFormat, CodexFormat, ClaudeCodeFormat}
+}
+
+// The --format names of the harness formats.
+const (
+	nameSWEAgent  = "swe-agent"
+	nameMini      = "mini-swe-agent"
+	nameInspect   = "inspect"
+	nameOpenHands = "openhands"
+	nameClaude    = "claude-code"
+	nameCodex     = "codex"
+)
+
+// HarnessRawLimit bounds the harness record kept in Trace.Raw: larger
+// records are dropped (Raw nil) and the store keeps the normalised trace.
+const HarnessRawLimit = 1 << 20
+
+// HarnessError is a harness file that could not be decoded: it names the
+// file and the position (byte offset, and line when it could be counted).
+type HarnessError struct {
+	File   string
+	Offset int64
+	// Line is 1-based, or 0 when the line could not be counted (stdin).
+	Line int
+	Err  error
+}
+
+// Error implements error as "file:line: byte N: reason".
+func (e *HarnessError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: byte %d: %v", e.File, e.Line, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("%s: byte %d: %v", e.File, e.Offset, e.Err)
+}
+
+// Unwrap implements errors.Unwrap.
+func (e *HarnessError) Unwrap() error { return e.Err }
+
+// harnessReject turns a decode failure at byte off into a Reject. When the
+// source is a file on disk the line is counted by re-reading it up to off,
+// which costs nothing on the happy path.
+func harnessReject(src Source, off int64, err error, raw []byte) Record {
+	he := &HarnessError{File: src.Name, Offset: off, Line: lineAt(src.Path, off), Err: explainJSONErr(err)}
+	line := he.Line
+	if line == 0 {
+		line = 1
+	}
+	if len(raw) > HarnessRawLimit {
+		raw = raw[:HarnessRawLimit]
+	}
+	return Record{Line: line, Reject: &Reject{File: src.Name, Line: line, Reason: fmt.Sprintf("byte %d: %v", off, he.Err), Raw: raw}}
+}
+
+// explainJSONErr rewrites the decoder's terse end-of-input errors so a
+// truncated file says so.
+func explainJSONErr(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("truncated input: unexpected end of JSON")
+	}
+	return err
+}
+
+// errOffset prefers the offset a *json.SyntaxError carries.
+func errOffset(err error, fallback int64) int64 {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return se.Offset
+	}
+	return fallback
+}
+
+// lineAt counts the lines of the file at path up to byte off (1-based), or
+// returns 0 when there is no file to re-read.
+func lineAt(path string, off int64) int {
+	if path == "" {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	line := 1
+	buf := make([]byte, 64<<10)
+	r := io.LimitReader(f, off)
+	for {
+		n, err := r.Read(buf)
+		line += bytes.Count(buf[:n], []byte{'\n'})
+		if err != nil {
+			return line
+		}
+	}
+}
+
+// isIOErr separates reader failures (returned as errors: the input is
+// unreadable) from JSON failures (rejected with a position).
+func isIOErr(err error) bool {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &se) || errors.As(err, &te) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return false
+	}
+	var sh *shapeError
+	return !errors.As(err, &sh)
+}
+
+// shapeError is valid JSON of the wrong shape (an array where an object
+// belongs): rejected like a syntax error.
+type shapeError struct{ msg string }
+
+func (e *shapeError) Error() string { return e.msg }
+
+func shapef(format string, a ...any) error { return &shapeError{msg: fmt.Sprintf(format, a...)} }
+
+// countingReader counts bytes handed to the JSON decoder so a failure in a
+// nested Unmarshal can still be placed.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// walkObject consumes one JSON object from dec, calling fn for each key;
+// fn must consume the value (Decode, skipValue or a nested walk).
+func walkObject(ctx context.Context, dec *json.Decoder, what string, fn func(key string) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return shapef("%s: want a JSON object, found %s", what, tokenKind(tok))
+	}
+	for dec.More() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return shapef("%s: want a key, found %s", what, tokenKind(tok))
+		}
+		if err := fn(key); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// walkArray consumes one JSON array from dec, calling fn for each element
+// (fn must consume it). A null is accepted as an empty array.
+func walkArray(ctx context.Context, dec *json.Decoder, what string, fn func(i int) error) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return shapef("%s: want a JSON array, found %s", what, tokenKind(tok))
+	}
+	for i := 0; dec.More(); i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(i); err != nil {
+			return err
+		}
+	}
+	_, err = dec.Token()
+	return err
+}
+
+// skipValue consumes one JSON value token by token, so a huge value we do
+// not need (a prompt history, a config) is never held whole.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			switch d {
+			case '{', '[':
+				depth++
+			default:
+				depth--
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+func tokenKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		return "'" + v.String() + "'"
+	case string:
+		return "a string"
+	case float64, json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("%T", tok)
+}
+
+// headKey is one top-level key seen in a file's head, with the first byte
+// of its value and, when the value ended inside the head, the value.
+type headKey struct {
+	Name  string
+	Kind  byte
+	Value json.RawMessage
+}
+
+// headObjectKeys lists the top-level keys of the JSON object starting at
+// data, tolerating a head cut anywhere: detection sees only the first
+// DetectBytes, and a trajectory's first value may be longer than that.
+func headObjectKeys(data []byte) []headKey {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var keys []headKey
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return keys
+		}
+		k := headKey{Name: name}
+		rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n:")
+		if len(rest) > 0 {
+			k.Kind = rest[0]
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return append(keys, k)
+		}
+		k.Value = raw
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// keySet indexes head keys by name.
+func keySet(keys []headKey) map[string]headKey {
+	m := make(map[string]headKey, len(keys))
+	for _, k := range keys {
+		m[k.Name] = k
+	}
+	return m
+}
+
+// trimHead drops a UTF-8 BOM and leading white space.
+func trimHead(head []byte) []byte {
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	return bytes.TrimLeft(head, " \t\r\n")
+}
+
+// firstLines returns up to n complete (or head-cut) non-blank lines.
+func firstLines(head []byte, n int) [][]byte {
+	var out [][]byte
+	for _, l := range bytes.Split(trimHead(head), []byte{'\n'}) {
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
+			continue
+		}
+		out = append(out, l)
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
+
+// harnessStem is a file name without directory and trace extensions.
+func harnessStem(name string) string {
+	base := filepath.Base(name)
+	if name == "" || name == "-" || name == "<stdin>" || base == "." || base == string(filepath.Separator) {
+		return ""
+	}
+	for _, ext := range []string{".gz", ".jsonl", ".json", ".traj", ".eval"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	return base
+}
+
+// fileName is the path when known, else the display name.
+func fileName(src Source) string {
+	if src.Path != "" {
+		return src.Path
+	}
+	return src.Name
+}
+
+// runFromDir picks the run id: --run, else the parent directory's name
+// (a harness writes one directory per experiment). A directory named after
+// the task itself (SWE-agent v1 writes <exp>/<iid>/<iid>.traj) is skipped
+// for its parent. Stdin falls back to "stdin".
+func runFromDir(src Source, task string) string {
+	if src.Opts.RunID != "" {
+		return src.Opts.RunID
+	}
+	name := fileName(src)
+	if harnessStem(name) == "" {
+		return "stdin"
+	}
+	dir := filepath.Dir(name)
+	for i := 0; i < 2; i++ {
+		b := filepath.Base(dir)
+		if b == "." || b == string(filepath.Separator) || b == "" {
+			break
+		}
+		if b != task {
+			return b
+		}
+		dir = filepath.Dir(dir)
+	}
+	return harnessStem(name)
+}
+
+// contentText flattens a chat content value: a string, or a list of blocks
+// whose text-like fields are joined; anything else is kept as JSON text.
+func contentText(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+	case '[':
+		var blocks []json.RawMessage
+		if json.Unmarshal(raw, &blocks) == nil {
+			var parts []string
+			for _, b := range blocks {
+				if t := blockText(b); t != "" {
+					parts = append(parts, t)
+				}
+			}
+			return strings.Join(parts, "\n")
+		}
+	case '{':
+		if t := blockText(raw); t != "" {
+			return t
+		}
+	}
+	return string(raw)
+}
+
+// blockText is the text of one content block ({type:"text", text}, a
+// nested tool_result content, or a bare string); images and other binary
+// blocks give "".
+func blockText(b json.RawMessage) string {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		_ = json.Unmarshal(b, &s)
+		return s
+	}
+	var blk struct {
+		Type    string          `json:"type"`
+		Text    *string         `json:"text"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(b, &blk) != nil {
+		return ""
+	}
+	if blk.Text != nil {
+		return *blk.Text
+	}
+	if len(blk.Content) > 0 {
+		return contentText(blk.Content)
+	}
+	return ""
+}
+
+// argsJSON keeps a tool call's arguments as JSON: an object or other JSON
+// value stays as is; a JSON-encoded string holding JSON is unwrapped; any
+// other text becomes a JSON string.
+func argsJSON(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			if t := bytes.TrimSpace([]byte(s)); len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+				raw = t
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return stringJSON(string(raw))
+	}
+	return buf.Bytes()
+}
+
+// stringJSON encodes s as a JSON string.
+func stringJSON(s string) json.RawMessage {
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// commandArgs is the {"command": …} argument object shell-style harnesses
+// get, so every adapter presents a shell action the same way.
+func commandArgs(cmd string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"command": cmd})
+	return b
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// nonEmpty returns a pointer to s, or nil for "" (unknown, not empty).
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// wallSpan is the wall-clock between two RFC 3339 stamps, nil when either
+// is missing or malformed or they run backwards.
+func wallSpan(first, last string) *float64 {
+	a, ok1 := parseStamp(first)
+	b, ok2 := parseStamp(last)
+	if !ok1 || !ok2 || b.Before(a) {
+		return nil
+	}
+	return ptr(b.Sub(a).Seconds())
+}
+
+// parseStamp reads RFC 3339, or the zone-less ISO stamps OpenHands writes
+// (taken as UTC; only differences are used).
+func parseStamp(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// newHarnessTrace starts a trace with what every adapter sets the same way.
+func newHarnessTrace(format string, src Source) *triage.Trace {
+	return &triage.Trace{Source: format, Model: src.Opts.Model, HasToolLog: true}
+}
+
+// peekReader returns a reader that still yields the first n bytes, and
+// those bytes, so a Decode can branch on the content's shape.
+func peekReader(r io.Reader, n int) (*bufio.Reader, []byte, error) {
+	br := bufio.NewReaderSize(r, max(n, 16))
+	b, err := br.Peek(n)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return br, b, err
+	}
+	return br, b, nil
+}

@@ -1,0 +1,126 @@
+package ingest
+
+import (
+	"archive/zip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// maxEvalMember bounds one decompressed .eval member, so a corrupt or
+// hostile archive cannot make us inflate without limit.
+const maxEvalMember = 1 << 30
+
+// decodeInspectEval reads the .eval zip. archive/zip needs an io.ReaderAt:
+// a file on disk is opened directly; a stream is first copied to a temp
+// file (removed on return). header.json (or, for a run that never
+// finished, _journal/start.json) gives the task and model; each
+// samples/<id>_epoch_<n>.json member is one trace, read one at a time.
+func decodeInspectEval(ctx context.Context, src Source, emit func(Record) error) error {
+	ra, size, cleanup, err := evalReaderAt(src)
+	if err != nil {
+		return &HarnessError{File: src.Name, Err: err}
+	}
+	defer cleanup()
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: fmt.Sprintf("not a readable .eval archive: %v", explainJSONErr(err))}})
+	}
+	var hdr inspectHeader
+	var hdrErr error
+	if hdrErr = readEvalJSON(zr, "header.json", &hdr); errors.Is(hdrErr, os.ErrNotExist) {
+		hdrErr = readEvalJSON(zr, "_journal/start.json", &hdr)
+	}
+	if hdrErr != nil && !errors.Is(hdrErr, os.ErrNotExist) {
+		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: fmt.Sprintf("header: %v", hdrErr)}})
+	}
+	n := 0
+	for _, f := range zr.File {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !strings.HasPrefix(f.Name, "samples/") || !strings.HasSuffix(f.Name, ".json") {
+			continue
+		}
+		n++
+		raw, err := readEvalMember(f)
+		if err != nil {
+			if err := emit(Record{Line: n, Reject: &Reject{File: src.Name, Line: n, Reason: fmt.Sprintf("sample %d (%s): %v", n, f.Name, err)}}); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := emitInspectSample(src, &hdr, n, f.Name, raw, emit); err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "the .eval archive holds no samples"}})
+	}
+	return nil
+}
+
+// evalReaderAt gives random access to the archive.
+func evalReaderAt(src Source) (io.ReaderAt, int64, func(), error) {
+	if src.Path != "" {
+		f, err := os.Open(src.Path)
+		if err == nil {
+			st, err := f.Stat()
+			if err == nil && st.Mode().IsRegular() {
+				return f, st.Size(), func() { f.Close() }, nil
+			}
+			f.Close()
+		}
+	}
+	tmp, err := os.CreateTemp("", "triage-*.eval")
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("buffer .eval stream: %w", err)
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	size, err := io.Copy(tmp, src.R)
+	if err != nil {
+		cleanup()
+		return nil, 0, nil, fmt.Errorf("buffer .eval stream: %w", err)
+	}
+	return tmp, size, cleanup, nil
+}
+
+func readEvalJSON(zr *zip.Reader, name string, v any) error {
+	for _, f := range zr.File {
+		if f.Name != name {
+			continue
+		}
+		raw, err := readEvalMember(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if err := json.Unmarshal(raw, v); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		return nil
+	}
+	return os.ErrNotExist
+}
+
+func readEvalMember(f *zip.File) ([]byte, error) {
+	if f.UncompressedSize64 > maxEvalMember {
+		return nil, fmt.Errorf("member is %d bytes, over the %d limit", f.UncompressedSize64, maxEvalMember)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	raw, err := io.ReadAll(io.LimitReader(rc, maxEvalMember+1))
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", explainJSONErr(err))
+	}
+	if len(raw) > maxEvalMember {
+		return nil, fmt.Errorf("member is over the %d-byte limit", maxEvalMember)
+	}
+	return raw, nil
+}

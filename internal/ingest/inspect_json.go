@@ -1,0 +1,53 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// decodeInspectJSON walks an EvalLog with the decoder's token API: header
+// keys are decoded as they come, and the samples array is read one sample
+// at a time, so memory is bounded by the largest sample, not the file.
+// Inspect writes the header (version, status, eval, …) before samples; a
+// hand-made log with samples first gets tasks named after the file.
+func decodeInspectJSON(ctx context.Context, src Source, emit func(Record) error) error {
+	cr := &countingReader{r: src.R}
+	dec := json.NewDecoder(cr)
+	var hdr inspectHeader
+	n := 0
+	err := walkObject(ctx, dec, "eval log", func(key string) error {
+		switch key {
+		case "version":
+			return dec.Decode(&hdr.Version)
+		case "status":
+			return dec.Decode(&hdr.Status)
+		case "eval":
+			return dec.Decode(&hdr.Eval)
+		case "samples":
+			return walkArray(ctx, dec, "samples", func(int) error {
+				start := dec.InputOffset()
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return err
+				}
+				n++
+				return emitInspectSample(src, &hdr, n, fmt.Sprintf("byte %d", start), raw, emit)
+			})
+		}
+		return skipValue(dec)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if isIOErr(err) {
+			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
+		}
+		return emit(harnessReject(src, errOffset(err, dec.InputOffset()), err, nil))
+	}
+	if n == 0 {
+		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "the eval log holds no samples (was it written with log_samples off?)"}})
+	}
+	return nil
+}

@@ -1,0 +1,261 @@
+package ingest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// MiniSWEAgentFormat reads mini-swe-agent trajectories (.traj.json,
+// trajectory_format "mini-swe-agent-1" and the tool-calling "-1.1"). A step
+// is an assistant message (its ```bash block is the action) and the next
+// user message (the observation, with <returncode>). A SWE-bench report
+// beside the file, or given with --results, supplies the scorer's verdict
+// (see findMiniReport). Messages are streamed one at a time; Raw is nil.
+var MiniSWEAgentFormat = Format{Name: nameMini, Detect: detectMini, Decode: decodeMini}
+
+func detectMini(name string, head []byte) bool {
+	t := trimHead(head)
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	ks := keySet(headObjectKeys(t))
+	if k, ok := ks["trajectory_format"]; ok {
+		var s string
+		return json.Unmarshal(k.Value, &s) == nil && strings.HasPrefix(s, "mini-swe-agent")
+	}
+	info, ok := ks["info"]
+	if !ok {
+		return false
+	}
+	// The format key is written last; the info block (first) names the
+	// agent when the head ends inside the messages.
+	var in struct {
+		MiniVersion string `json:"mini_version"`
+		Config      struct {
+			AgentType string `json:"agent_type"`
+		} `json:"config"`
+	}
+	if info.Value != nil && json.Unmarshal(info.Value, &in) == nil {
+		if in.MiniVersion != "" || strings.HasPrefix(in.Config.AgentType, "minisweagent") {
+			return true
+		}
+	}
+	msgs, ok := ks["messages"]
+	return ok && msgs.Kind == '[' && strings.HasSuffix(name, ".traj.json")
+}
+
+type miniUsage struct {
+	PromptTokens     *int64 `json:"prompt_tokens"`
+	CompletionTokens *int64 `json:"completion_tokens"`
+}
+
+type oaToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+type miniMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Extra   *struct {
+		Response *struct {
+			Usage *miniUsage `json:"usage"`
+		} `json:"response"`
+	} `json:"extra"`
+	ToolCalls  []oaToolCall `json:"tool_calls"`
+	ToolCallID string       `json:"tool_call_id"`
+}
+
+type miniInfo struct {
+	ExitStatus string  `json:"exit_status"`
+	Submission *string `json:"submission"`
+	ModelStats *struct {
+		InstanceCost *float64 `json:"instance_cost"`
+	} `json:"model_stats"`
+	Config struct {
+		Model struct {
+			ModelName string `json:"model_name"`
+		} `json:"model"`
+	} `json:"config"`
+}
+
+// miniBuilder turns the message stream into a trace as it arrives.
+type miniBuilder struct {
+	t        *triage.Trace
+	pending  int // index of the tool call awaiting its observation, or -1
+	byID     map[string]int
+	sawTask  bool
+	tokens   triage.Tokens
+	anyUsage bool
+}
+
+func decodeMini(ctx context.Context, src Source, emit func(Record) error) error {
+	cr := &countingReader{r: src.R}
+	dec := json.NewDecoder(cr)
+	b := &miniBuilder{t: newHarnessTrace(nameMini, src), pending: -1, byID: map[string]int{}}
+	var info miniInfo
+	var iid, tf string
+	err := walkObject(ctx, dec, "trajectory file", func(key string) error {
+		switch key {
+		case "info":
+			return dec.Decode(&info)
+		case "instance_id":
+			return dec.Decode(&iid)
+		case "trajectory_format":
+			return dec.Decode(&tf)
+		case "messages":
+			return walkArray(ctx, dec, "messages", func(int) error {
+				var m miniMessage
+				if err := dec.Decode(&m); err != nil {
+					return err
+				}
+				b.add(m)
+				return nil
+			})
+		}
+		return skipValue(dec)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if isIOErr(err) {
+			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
+		}
+		return emit(harnessReject(src, errOffset(err, dec.InputOffset()), err, nil))
+	}
+	t := b.t
+	t.TaskID = iid
+	if t.TaskID == "" {
+		t.TaskID = harnessStem(fileName(src))
+	}
+	if t.TaskID == "" {
+		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "no instance_id in the trajectory and no file name to take it from"}})
+	}
+	t.RunID = runFromDir(src, t.TaskID)
+	if m := info.Config.Model.ModelName; m != "" {
+		t.Model = m
+	}
+	if b.anyUsage {
+		t.Tokens = &b.tokens
+	}
+	if info.ModelStats != nil {
+		t.CostUSD = info.ModelStats.InstanceCost
+	}
+	if info.Submission != nil && strings.TrimSpace(*info.Submission) != "" {
+		t.Diff = ptr(strings.TrimLeft(*info.Submission, "\r\n"))
+	}
+	t.Outcome, t.Timeout = miniExitOutcome(info.ExitStatus)
+	rep, err := findMiniReport(src, t.TaskID)
+	if err != nil {
+		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: err.Error()}})
+	}
+	if rep != nil {
+		t.ExitCode = ptr(rep.exitCode())
+		t.TestOutput = ptr(rep.testOutput())
+	}
+	return emit(Record{Line: 1, Trace: t})
+}
+
+var (
+	bashBlock  = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n?```")
+	returnCode = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
+	outputTag  = regexp.MustCompile(`(?s)<output>\n?(.*?)</output>`)
+)
+
+func (b *miniBuilder) add(m miniMessage) {
+	t := b.t
+	text := contentText(m.Content)
+	switch m.Role {
+	case "system":
+		return
+	case "assistant":
+		if m.Extra != nil && m.Extra.Response != nil && m.Extra.Response.Usage != nil {
+			u := m.Extra.Response.Usage
+			b.tokens.Input += deref(u.PromptTokens)
+			b.tokens.Output += deref(u.CompletionTokens)
+			b.anyUsage = true
+		}
+		if strings.TrimSpace(text) != "" {
+			t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: text})
+		}
+		b.pending = -1
+		if len(m.ToolCalls) > 0 {
+			for _, tc := range m.ToolCalls {
+				b.byID[tc.ID] = len(t.ToolCalls)
+				t.ToolCalls = append(t.ToolCalls, triage.ToolCall{Name: nameOr(tc.Function.Name, "bash"), Args: argsJSON(tc.Function.Arguments)})
+			}
+			return
+		}
+		if blocks := bashBlock.FindAllStringSubmatch(text, -1); len(blocks) == 1 {
+			b.pending = len(t.ToolCalls)
+			t.ToolCalls = append(t.ToolCalls, triage.ToolCall{Name: "bash", Args: commandArgs(blocks[0][1])})
+		}
+	case "tool":
+		if i, ok := b.byID[m.ToolCallID]; ok {
+			fillMiniObservation(&t.ToolCalls[i], text)
+		}
+	default: // user
+		if !b.sawTask {
+			b.sawTask = true
+			t.Messages = append(t.Messages, triage.Message{Role: "user", Content: text})
+			return
+		}
+		if b.pending >= 0 {
+			fillMiniObservation(&t.ToolCalls[b.pending], text)
+			b.pending = -1
+			return
+		}
+		// Format-error feedback and other harness notes stay visible.
+		t.Messages = append(t.Messages, triage.Message{Role: "user", Content: text})
+	}
+}
+
+// fillMiniObservation splits "<returncode>N</returncode><output>…</output>"
+// into the call's output and, for a non-zero code, its error.
+func fillMiniObservation(c *triage.ToolCall, text string) {
+	c.Output = text
+	if m := outputTag.FindStringSubmatch(text); m != nil {
+		c.Output = m[1]
+	} else if loc := returnCode.FindStringIndex(text); loc != nil {
+		c.Output = strings.TrimLeft(text[:loc[0]]+text[loc[1]:], "\n")
+	}
+	if m := returnCode.FindStringSubmatch(text); m != nil {
+		if rc, err := strconv.Atoi(m[1]); err == nil && rc != 0 {
+			c.Error = fmt.Sprintf("exit status %d", rc)
+		}
+	}
+}
+
+func nameOr(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+// miniExitOutcome maps info.exit_status. "Submitted" leaves the outcome to
+// the scorer; "LimitsExceeded" (step or cost limit) and timeouts are
+// budget kills (Timeout, incomplete); any other status is the name of the
+// exception that ended the run (RetryError, FormatError…), so failed.
+func miniExitOutcome(status string) (triage.Outcome, *bool) {
+	switch s := strings.TrimSpace(status); {
+	case s == "":
+		return triage.OutcomeUnknown, nil
+	case s == "Submitted":
+		return triage.OutcomeUnknown, ptr(false)
+	case s == "LimitsExceeded" || strings.Contains(strings.ToLower(s), "timeout"):
+		return triage.OutcomeIncomplete, ptr(true)
+	default:
+		return triage.OutcomeFailed, ptr(false)
+	}
+}
