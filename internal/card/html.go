@@ -13,7 +13,17 @@ import (
 // text can never put a "//" URL in the page's bytes, and it turns control
 // characters into visible stand-ins, which keeps the page valid XML too.
 func esc(s string) string {
-	return htmlExtra.Replace(html.EscapeString(clean(s)))
+	return htmlExtra.Replace(html.EscapeString(strings.Map(noNonchar, clean(s))))
+}
+
+// noNonchar replaces Unicode noncharacters (U+FDD0–U+FDEF and the last two
+// code points of every plane), which neither XML nor HTML allows, with
+// U+FFFD.
+func noNonchar(r rune) rune {
+	if (r >= 0xfdd0 && r <= 0xfdef) || r&0xfffe == 0xfffe {
+		return '\ufffd'
+	}
+	return r
 }
 
 // htmlExtra writes "/" and "@" as character references: the page then

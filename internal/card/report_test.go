@@ -195,3 +195,20 @@ func TestReportFigures(t *testing.T) {
 	require.NoError(t, WriteText(&b, empty, 80, false))
 	require.Contains(t, b.String(), "zeros are not a result")
 }
+
+func FuzzWriteHTML(f *testing.F) {
+	f.Add("T01", "m1", "PASS_WEAK")
+	f.Add("https://x/<script>", "\x1b]0;t\a", "<b>")
+	f.Add("\xff\xfe]]>", "&#0;", "@import")
+	f.Add("\ufffe\uffff", "\U0010ffff", "\u0085")
+	f.Fuzz(func(t *testing.T, task, model, primary string) {
+		in := seedMix()
+		in.Traces[0].TaskID, in.Traces[0].Model, in.Traces[0].Primary = task, model, primary
+		var b bytes.Buffer
+		require.NoError(t, WriteHTML(&b, Report(in)))
+		requireValidXHTML(t, b.String())
+		for _, bad := range []string{"//", "<script", "@import"} {
+			require.NotContains(t, strings.ToLower(b.String()), bad)
+		}
+	})
+}
