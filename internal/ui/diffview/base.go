@@ -249,7 +249,7 @@ func (b *base) paint(text string, cut bool, avail int, line lipgloss.Style, line
 		used++
 	}
 	if pad := avail - used; pad > 0 {
-		sb.WriteString(line.Render(strings.Repeat(" ", pad)))
+		sb.WriteString(padding(line, pad))
 	}
 	return sb.String()
 }
@@ -290,7 +290,16 @@ func (b *base) segments(fill lipgloss.Style, segs ...seg) string {
 		w = ansi.StringWidth(out)
 	}
 	if w < b.width {
-		out += fill.Render(strings.Repeat(" ", b.width-w))
+		out += padding(fill, b.width-w)
 	}
 	return out
+}
+
+// padding is n blank cells: drawn in st when it has a background to fill,
+// bare otherwise, because styled blanks only cost bytes.
+func padding(st lipgloss.Style, n int) string {
+	if _, ok := st.GetBackground().(lipgloss.NoColor); ok {
+		return strings.Repeat(" ", n)
+	}
+	return st.Render(strings.Repeat(" ", n))
 }

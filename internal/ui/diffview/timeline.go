@@ -369,7 +369,7 @@ func (t *Timeline) draw(i int) string {
 	switch r.Kind {
 	case RowMessage:
 		return t.segments(t.st.Context, seg{" " + t.msgs[r.Message].Role, t.st.Role},
-			seg{fmt.Sprintf("  %d lines", t.texts[r.Message].count()), t.st.Muted})
+			seg{fmt.Sprintf("  %d %s", t.texts[r.Message].count(), plural(t.texts[r.Message].count(), "line")), t.st.Muted})
 	case RowCall:
 		return t.drawCall(r.Call)
 	case RowFold:
