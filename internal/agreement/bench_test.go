@@ -55,3 +55,21 @@ func BenchmarkBootstrap100k(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkSecondary100k(b *testing.B) {
+	ratings := synthetic(100_000, 3, 8, 0.8, 1)
+	tags := []string{"flaky", "slow", "spec", "loop", "leak"}
+	for i := range ratings {
+		ratings[i].HasTags = true
+		if i%3 != 0 {
+			ratings[i].Tags = []string{tags[i%5], tags[(i/7)%5]}
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Compute(ratings, Options{Resamples: -1})
+		if err != nil || r.Secondary == nil {
+			b.Fatal(err)
+		}
+	}
+}

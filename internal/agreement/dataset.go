@@ -48,7 +48,8 @@ func newDataset(ratings []Rating, declared []string) (*dataset, error) {
 	}
 	d.declared = len(d.cats) > 0
 
-	unitID := make(map[string]int32)
+	unitID := make(map[string]int32, len(ratings)/4)
+	lastUnit := int32(0)
 	raterID := make(map[string]int32)
 	var unitNames, raterNames []string
 	uid := make([]int32, len(ratings))
@@ -58,11 +59,17 @@ func newDataset(ratings []Rating, declared []string) (*dataset, error) {
 		if err := checkRating(rt); err != nil {
 			return nil, fmt.Errorf("rating %d (unit %q, rater %q): %w", i+1, rt.Unit, rt.Rater, err)
 		}
-		u, ok := unitID[rt.Unit]
-		if !ok {
-			u = int32(len(unitNames))
-			unitID[rt.Unit] = u
-			unitNames = append(unitNames, rt.Unit)
+		// Long-form files list a unit's ratings together, so the last
+		// unit is a cheap cache in front of the big map.
+		u := lastUnit
+		if i == 0 || rt.Unit != unitNames[lastUnit] {
+			var ok bool
+			if u, ok = unitID[rt.Unit]; !ok {
+				u = int32(len(unitNames))
+				unitID[rt.Unit] = u
+				unitNames = append(unitNames, rt.Unit)
+			}
+			lastUnit = u
 		}
 		r, ok := raterID[rt.Rater]
 		if !ok {

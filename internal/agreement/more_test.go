@@ -252,3 +252,28 @@ func TestSecondaryConflict(t *testing.T) {
 	_, err := Compute([]Rating{tagged("1", "A", "X", "a"), tagged("1", "A", "X", "b")}, Options{})
 	require.ErrorContains(t, err, `rater "A" gave unit "1" two tag sets: [a] and [b]`)
 }
+
+func TestTwoReviewersFile(t *testing.T) {
+	t.Parallel()
+	f, err := os.Open("../../testdata/agreement/two_reviewers.jsonl")
+	require.NoError(t, err)
+	defer f.Close()
+	ratings, err := ParseRatings(f, "two_reviewers.jsonl")
+	require.NoError(t, err)
+	r, err := Compute(ratings, Options{Seed: 1})
+	require.NoError(t, err)
+	require.Equal(t, 7, r.NUnits)
+	require.Equal(t, 5, r.NPairableUnits)
+	require.Equal(t, []string{"ann", "bob"}, r.Raters)
+	requireValue(t, 0.8, r.PercentAgreement, "agreement")
+	require.Equal(t, StatusInsufficient, r.Verdict.Status)
+	require.NotNil(t, r.Secondary)
+	require.Equal(t, 5, r.Secondary.NPairableUnits)
+	require.Equal(t, []string{"mock-only-test", "repeated-call", "spec-unread"},
+		[]string{r.Secondary.Tags[0].Tag, r.Secondary.Tags[1].Tag, r.Secondary.Tags[2].Tag})
+	requireValue(t, 1, *r.Secondary.Tags[1].CohenKappa, "repeated-call kappa")
+	var sb strings.Builder
+	require.NoError(t, WriteText(&sb, r))
+	require.Contains(t, sb.String(), "alpha (MASI distance)")
+	require.Contains(t, sb.String(), "alpha (Jaccard distance)")
+}
