@@ -114,6 +114,7 @@ type Options struct {
 	// Seed makes the bootstrap reproducible.
 	Seed uint64
 	// Thresholds for the verdict; the zero value means DefaultThresholds.
+	// To change one bar, start from DefaultThresholds() and edit it.
 	Thresholds Thresholds
 	// Examples per confused pair (default 3).
 	Examples int
