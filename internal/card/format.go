@@ -122,7 +122,7 @@ const (
 )
 
 // gridLegend explains the grid's symbols in every format.
-const gridLegend = "● solved · ○ not solved · ◐ some attempts solved · ! sentinel leaked · · not run"
+const gridLegend = "● solved  ○ not solved  ◐ some solved  ! leaked  · not run"
 
 func countsLine(c Counts) string {
 	parts := make([]string, 0, len(c))

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,6 +22,9 @@ func TestReportTextGolden(t *testing.T) {
 		require.NoError(t, WriteText(&b, Report(seedMix()), width, false))
 		require.NotContains(t, b.String(), "\x1b", "no colour means no escape sequences")
 		checkGolden(t, fmt.Sprintf("report_%d.golden.txt", width), b.Bytes())
+		for _, l := range strings.Split(b.String(), "\n") {
+			require.LessOrEqual(t, lipgloss.Width(l), width, "line wider than the terminal: %q", l)
+		}
 	}
 }
 

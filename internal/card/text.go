@@ -47,6 +47,8 @@ const (
 	defaultWidth = 80
 	minBar       = 10
 	keyColumn    = 24 // widest task, model or class name shown in full
+	narrowWidth  = 100
+	wideWidth    = 120
 )
 
 // WriteText writes the report for a terminal of the given width. Without
@@ -68,13 +70,13 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 
 	line("%s", st.Title.Render("triage report · run "+fit(orNone(r.RunID), keyColumn)))
-	line("%s", st.Muted.Render(fmt.Sprintf("dataset %s (%s) · scorer %s · prompt %s",
-		fit(orNone(r.DatasetID), keyColumn), short(clean(r.DatasetSHA256)), fit(orNone(r.Scorer), keyColumn), fit(orNone(r.PromptID), keyColumn))))
-	line("%s", st.Muted.Render(fmt.Sprintf("taxonomy %s (%s), trust: %s · rules %s · %d traces, %d tasks, k = %d",
+	line("%s", renderLines(st.Muted, wrapHang(fmt.Sprintf("dataset %s (%s) · scorer %s · prompt %s",
+		fit(orNone(r.DatasetID), keyColumn), short(clean(r.DatasetSHA256)), fit(orNone(r.Scorer), keyColumn), fit(orNone(r.PromptID), keyColumn)), width, 2)))
+	line("%s", renderLines(st.Muted, wrapHang(fmt.Sprintf("taxonomy %s (%s), trust: %s · rules %s · %d traces, %d tasks, k = %d",
 		fit(orNone(r.Taxonomy.Name), keyColumn), short(clean(r.Taxonomy.Version)), clean(r.Taxonomy.Trust), fit(orNone(r.RulesVersion), keyColumn),
-		r.NTraces, len(r.Grid.Tasks), r.Grid.K)))
+		r.NTraces, len(r.Grid.Tasks), r.Grid.K), width, 2)))
 	if len(r.MissingControls) > 0 {
-		line("%s", st.Warn.Render("controls missing: "+strings.Join(r.MissingControls, ", ")))
+		line("%s", renderLines(st.Warn, wrapHang("controls missing: "+strings.Join(r.MissingControls, ", "), width, 2)))
 	}
 	if r.NTraces == 0 {
 		line("")
@@ -116,7 +118,7 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line("  %s %-9s %s %-9s %s %s",
 		st.Label.Render("pass@1"), frac(r.Rates.PassAt1),
 		st.Label.Render("pass^k"), frac(r.Rates.PassHatK),
-		st.Muted.Render("│"), st.Muted.Render(fmt.Sprintf("from outcomes; k = %d, resolution %s (1/%d tasks)", r.Rates.K, frac(r.Rates.Resolution), len(r.Grid.Tasks))))
+		st.Muted.Render("│"), st.Muted.Render(fmt.Sprintf("from outcomes · k %d · resolution %s", r.Rates.K, frac(r.Rates.Resolution))))
 	line("  %s %s   %s %s", st.Label.Render("assumption share"), pct(r.Rates.AssumptionShare), st.Label.Render("loop share"), pct(r.Rates.LoopShare))
 
 	if d := r.Dominant; d != nil {
@@ -149,7 +151,8 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line("%s %s", st.Label.Render("Leaked"), leakStyle.Render(strconv.Itoa(len(r.Leaked))+listSuffix(r.Leaked)))
 
 	line("")
-	line("%s %s", st.Heading.Render("Per-task grid"), st.Muted.Render(gridLegend))
+	line("%s", st.Heading.Render("Per-task grid"))
+	line("  %s", renderLines(st.Muted, wrapHang(gridLegend, width-2, 2)))
 	writeTextGrid(&b, r, st)
 	line("  %s %s", st.Label.Render("nobody clears:"), clean(orNone(strings.Join(r.NobodyClears, ", "))))
 	line("  %s %s", st.Label.Render("saturated:"), clean(orNone(strings.Join(r.Saturated, ", "))))
@@ -159,8 +162,8 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 
 	line("")
 	c := r.Cost
-	line("%s input %s tok · output %s tok · %s · median wall %s · %s per solved",
-		st.Heading.Render("Cost"), thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved))
+	line("%s %s · %s per solved · median wall %s", st.Heading.Render("Cost"), dollars(c.Dollars), dollars(c.DollarsPerSolved), seconds(c.MedianWallS))
+	line("  tokens: %s in · %s out", thousands(c.InputTokens), thousands(c.OutputTokens))
 	line("  %s", st.Muted.Render(fmt.Sprintf("recorded by %d (tokens), %d (dollars), %d (wall) of %d traces", c.TokensKnown, c.CostKnown, c.WallKnown, r.NTraces)))
 
 	for _, bd := range []struct {
@@ -170,8 +173,12 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 		line("")
 		line("%s", st.Heading.Render("By "+bd.title))
 		head, rows := groupTable(bd.title, bd.gs, keyColumn)
-		if width < 120 {
-			// Narrow terminals keep the decision columns and drop tokens.
+		switch {
+		case width < narrowWidth:
+			// Narrow terminals keep pass@1, pass^k and cost; the label
+			// rates are in the pass-rate block above.
+			head, rows = dropColumns(head, rows, 6, 7, 8, 9)
+		case width < wideWidth:
 			head, rows = dropColumns(head, rows, 8, 9)
 		}
 		writeTextTable(&b, head, rows, st)
@@ -186,9 +193,7 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line("")
 	line("%s", st.Heading.Render("Definitions"))
 	for _, d := range r.Definitions {
-		for _, l := range strings.Split(wrapHang("- "+d, width-4, 2), "\n") {
-			line("  %s", st.Muted.Render(l))
-		}
+		line("  %s", renderLines(st.Muted, wrapHang("- "+d, width-2, 4)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -277,9 +282,20 @@ func dropColumns(head []string, rows [][]string, cols ...int) ([]string, [][]str
 	return keep(head), out
 }
 
-// wrapHang wraps s to w cells, indenting continuation lines by indent.
+// renderLines styles each line on its own: lipgloss pads a multi-line
+// block to its widest line, which would leave trailing spaces.
+func renderLines(st lipgloss.Style, s string) string {
+	ls := strings.Split(s, "\n")
+	for i, l := range ls {
+		ls[i] = st.Render(l)
+	}
+	return strings.Join(ls, "\n")
+}
+
+// wrapHang wraps s so that no line, continuation indent included, is
+// wider than w cells; continuation lines are indented by indent.
 func wrapHang(s string, w, indent int) string {
-	return strings.ReplaceAll(ansi.Wordwrap(s, max(minBar, w), ""), "\n", "\n"+strings.Repeat(" ", indent))
+	return strings.ReplaceAll(ansi.Wrap(s, max(minBar, w-indent), ""), "\n", "\n"+strings.Repeat(" ", indent))
 }
 
 func padRight(s string, w int) string { return s + strings.Repeat(" ", max(0, w-lipgloss.Width(s))) }
