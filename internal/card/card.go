@@ -83,7 +83,7 @@ type TaxonomyInfo struct {
 }
 
 // LabelSources says how many of the primary counts rest on people and how
-// many on the rules alone.
+// many on the rules alone; unresolved traces are in none of them.
 type LabelSources struct {
 	Adjudicated int `json:"adjudicated"`
 	Human       int `json:"human"`

@@ -116,7 +116,9 @@ func TestWriteTextEscapesHostileText(t *testing.T) {
 		require.NotContains(t, out, "\x00")
 		require.NotContains(t, out, "\u202e")
 		require.Contains(t, out, "T␛[2J")
-		if !color {
+		if color {
+			require.Contains(t, out, "\x1b[", "colour output is styled")
+		} else {
 			require.NotContains(t, out, "\x1b")
 		}
 		for _, l := range strings.Split(out, "\n") {
