@@ -1,0 +1,4 @@
+from config import api_token
+from invoices import InvoiceClient
+
+client = InvoiceClient(api_token())
