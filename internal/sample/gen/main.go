@@ -21,7 +21,17 @@ import (
 func main() {
 	packDir := flag.String("pack", "pack/tasks", "the sample pack's tasks directory")
 	out := flag.String("o", "traces.jsonl", "output file")
+	notes := flag.Bool("notes", false, "print the README's table of traces instead")
 	flag.Parse()
+	if *notes {
+		e := env{dir: *packDir}
+		fmt.Println("| trace | model | what it shows |")
+		fmt.Println("|---|---|---|")
+		for _, s := range append(scenariosA(e), scenariosB(e)...) {
+			fmt.Printf("| demo/%s#%d | %s | %s |\n", s.task, s.seed, models[s.seed%len(models)], s.note)
+		}
+		return
+	}
 	data, err := render(*packDir)
 	if err == nil {
 		err = os.WriteFile(*out, data, 0o644)

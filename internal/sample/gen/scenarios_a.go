@@ -272,7 +272,7 @@ func scenariosA(e env) []scenario {
 				"hidden/test_contract.py::test_bad_email_makes_no_request - AttributeError: 'InvoiceClient' object has no attribute 'create_customer'"),
 			WallS: 121.6, Tokens: tokens{Input: 21044, Output: 4096},
 		}},
-		{task: "T04", seed: 3, note: "unknown exit code: the scorer crashed, nothing recorded", row: row{
+		{task: "T04", seed: 3, note: "unknown exit code (the scorer crashed): no pass or fail can be decided, leftover", row: row{
 			ToolCalls:  []toolCall{read(e, "T04", cp, 0.01), edit(cp, "added create_customer", 0.02)},
 			Answer:     strp("create_customer added."),
 			Diff:       appendDiff(cp, client("T04"), createCustomer),
