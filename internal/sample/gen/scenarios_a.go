@@ -325,15 +325,15 @@ func scenariosA(e env) []scenario {
 			TestOutput: pytestFail("F.", "0.10", "hidden/test_pagination.py::test_iter_follows_cursor - AssertionError: assert ['inv_1', 'inv_2'] == ['inv_1', 'inv_2', 'inv_3']"),
 			WallS:      97.5, Tokens: tokens{Input: 52230, Output: 1990},
 		}},
-		{task: "T05", seed: 3, note: "ASSUME_API: the diff adds the path /v1/invoices/page/{page}, no HTTP call", row: row{
+		{task: "T05", seed: 3, note: "ASSUME_API: the diff adds the path /v1/invoice/list, no HTTP call", row: row{
 			ExitCode:  intp(1),
 			ToolCalls: []toolCall{read(e, "T05", cp, 0.01), edit(cp, "added iter_invoices", 0.02), bash("pytest -q", pytestPass(1, "0.06"), 1.5)},
-			Answer:    strp("iter_invoices pages through /v1/invoices/page/{n}."),
+			Answer:    strp("iter_invoices pages through /v1/invoice/list with a page number."),
 			Diff: appendDiff(cp, client("T05"), []string{"",
 				"    def iter_invoices(self, status=None):",
 				"        page = 1",
 				"        while True:",
-				`            body = self._request("GET", f"/v1/invoices/page/{page}")`,
+				`            body = self._request("GET", "/v1/invoice/list", params={"page": page})`,
 				`            yield from body["data"]`,
 				`            if not body["has_more"]:`,
 				"                return",
