@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -164,11 +163,11 @@ func (r *run) terminal() {
 	if !c.enabled[rScorerRed] {
 		return
 	}
-	msg := "exit code unknown, and no other rule explains the run"
+	m := "exit code unknown, and no other rule explains the run"
 	if tr.ExitCode != nil {
-		msg = "scorer red (exit code " + strconv.Itoa(*tr.ExitCode) + ") and no other rule explains it"
+		m = msg("scorer red (exit code ", *tr.ExitCode, ") and no other rule explains it")
 	}
-	r.fire(rScorerRed, triage.Evidence{Message: msg, ToolCall: -1})
+	r.fire(rScorerRed, triage.Evidence{Message: m, ToolCall: -1})
 }
 
 // passWeak: green, and the agent wrote or changed tests (the flag when

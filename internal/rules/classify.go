@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 	"strings"
 
@@ -15,15 +16,18 @@ const maxEvidencePerRule = 50
 // ruleLeaked indexes the guard probe's evidence count.
 const ruleLeaked = nRules
 
-// run is the state of classifying one trace.
+// run is the state of classifying one trace. Evidence lives in fixed
+// arrays while the rules run and is copied once into the verdict, so the
+// common case costs a single allocation for all of it.
 type run struct {
 	c         *Compiled
 	tr        *triage.Trace
 	fired     [nRules]bool
 	uneval    [nRules]bool
 	nEv       [nRules + 1]int // the last counts LEAKED evidence
-	evidence  []triage.Evidence
-	unevalEv  []triage.Evidence
+	ev        []triage.Evidence
+	unFix     [nRules]triage.Evidence
+	nUn       int
 	files     []triage.FileDiff
 	filesDone bool
 }
@@ -41,18 +45,39 @@ func (r *run) add(rule int, e triage.Evidence) {
 	if e.Rule == "" {
 		e.Rule = ruleCodes[rule]
 	}
-	if r.evidence == nil {
-		r.evidence = make([]triage.Evidence, 0, 2)
+	if r.ev == nil {
+		// Most verdicts carry one or two items.
+		r.ev = make([]triage.Evidence, 0, 2)
 	}
-	r.evidence = append(r.evidence, e)
+	r.ev = append(r.ev, e)
 }
 
+// unevaluated records that rule lacked evidence; at most once per rule.
 func (r *run) unevaluated(rule int, why string) {
 	if r.uneval[rule] {
 		return
 	}
 	r.uneval[rule] = true
-	r.unevalEv = append(r.unevalEv, triage.Evidence{Rule: ruleCodes[rule], Message: why, ToolCall: -1})
+	r.unFix[r.nUn] = triage.Evidence{Rule: ruleCodes[rule], Message: why, ToolCall: -1}
+	r.nUn++
+}
+
+// collect returns the evidence and the unevaluated rules, sharing one
+// allocation: the unevaluated items go after the evidence.
+func (r *run) collect() (ev, un []triage.Evidence) {
+	n := len(r.ev)
+	if n+r.nUn == 0 {
+		return []triage.Evidence{}, nil
+	}
+	all := r.ev
+	if all == nil {
+		all = make([]triage.Evidence, 0, r.nUn)
+	}
+	all = append(all, r.unFix[:r.nUn]...)
+	if r.nUn == 0 {
+		return all, nil
+	}
+	return all[:n:n], all[n:]
 }
 
 func (r *run) hasLog() bool { return r.tr.HasToolLog || len(r.tr.ToolCalls) > 0 }
@@ -121,78 +146,150 @@ func (c *Compiled) Classify(b Budgets, tr *triage.Trace, opts ...Option) triage.
 			}
 		}
 	}
-	if nFired > 0 {
-		v.Fired = make([]string, 0, nFired)
+	nSec := max(nFired-1, 0)
+	if leaked {
+		nSec++
+	}
+	v.Secondary = []string{}
+	v.Fired = []string{}
+	if nFired+nSec > 0 {
+		labels := make([]string, 0, nFired+nSec)
 		for i := range nRules {
 			if r.fired[i] && c.enabled[i] {
-				v.Fired = append(v.Fired, ruleCodes[i])
+				labels = append(labels, ruleCodes[i])
 			}
 		}
-		v.Primary = ruleCodes[primary]
-		if nFired > 1 || leaked {
-			v.Secondary = make([]string, 0, nFired)
-			v.Secondary = append(v.Secondary, v.Fired[1:]...)
+		if nFired > 0 {
+			v.Primary = ruleCodes[primary]
+			labels = append(labels, labels[1:]...)
 		}
+		if leaked {
+			labels = append(labels, triage.TagLeaked)
+		}
+		v.Fired = labels[:nFired:nFired]
+		v.Secondary = labels[nFired:]
 	}
-	if leaked {
-		v.Secondary = append(v.Secondary, triage.TagLeaked)
-	}
-	if v.Secondary == nil {
-		v.Secondary = []string{}
-	}
-	if v.Fired == nil {
-		v.Fired = []string{}
-	}
-	v.Evidence = r.evidence
-	if v.Evidence == nil {
-		v.Evidence = []triage.Evidence{}
-	}
-	v.Unevaluated = r.unevalEv
+	v.Evidence, v.Unevaluated = r.collect()
 	v.Decision, v.Reason = r.decide(primary, nFired, heldOut)
 	return v
 }
 
+// uncheckedReasons[mask] is the leftover reason for the set of
+// unevaluated rules in mask, built once so deciding does not allocate.
+var uncheckedReasons = func() (out [1 << nRules]string) {
+	for mask := 1; mask < len(out); mask++ {
+		var codes []string
+		for i := range nRules {
+			if mask&(1<<i) != 0 {
+				codes = append(codes, ruleCodes[i])
+			}
+		}
+		verb := "ranks"
+		if len(codes) > 1 {
+			verb = "rank"
+		}
+		out[mask] = "could not evaluate " + strings.Join(codes, ", ") + ", which " + verb + " before the primary"
+	}
+	return out
+}()
+
+const scorerRedReason = "SCORER_RED: no rule explained the failure"
+
+// uncheckedRedReasons[mask] joins uncheckedReasons[mask] and the
+// SCORER_RED reason, the commonest pair.
+var uncheckedRedReasons = func() (out [1 << nRules]string) {
+	for mask := 1; mask < len(out); mask++ {
+		out[mask] = uncheckedReasons[mask] + "; " + scorerRedReason
+	}
+	return out
+}()
+
 // decide applies the taxonomy's leftover policy.
 func (r *run) decide(primary, nFired int, heldOut bool) (triage.Decision, string) {
 	p := r.c.tax.Leftover
-	var reasons []string
+	var reasons [5]string
+	n := 0
+	mask := 0
 	if primary < 0 {
-		reasons = append(reasons, "no class of the taxonomy fits: a person must label it")
+		reasons[n] = "no class of the taxonomy fits: a person must label it"
+		n++
 	}
 	if p.MultipleFired && nFired > 1 {
-		reasons = append(reasons, "more than one class fired")
+		reasons[n] = "more than one class fired"
+		n++
 	}
 	if p.Unevaluated {
 		limit := primary
 		if limit < 0 {
 			limit = nRules
 		}
-		var missing []string
 		for i := 0; i < limit; i++ {
 			if r.uneval[i] && r.c.enabled[i] {
-				missing = append(missing, ruleCodes[i])
+				mask |= 1 << i
 			}
 		}
-		if len(missing) > 0 {
-			reasons = append(reasons, "could not evaluate "+strings.Join(missing, ", ")+", which rank before the primary")
+		if mask != 0 {
+			reasons[n] = uncheckedReasons[mask]
+			n++
 		}
 	}
 	if p.ScorerRed && primary == rScorerRed {
-		reasons = append(reasons, "SCORER_RED: no rule explained the failure")
+		if n == 1 && mask != 0 && !heldOut {
+			// The usual pair, joined ahead of time.
+			return triage.DecisionLeftover, uncheckedRedReasons[mask]
+		}
+		reasons[n] = scorerRedReason
+		n++
 	}
 	if p.HeldOut && heldOut {
-		reasons = append(reasons, "in a held-out slice")
+		reasons[n] = "in a held-out slice"
+		n++
 	}
-	switch len(reasons) {
+	switch n {
 	case 0:
 		return triage.DecisionCertain, ""
 	case 1:
 		return triage.DecisionLeftover, reasons[0]
 	}
-	return triage.DecisionLeftover, strings.Join(reasons, "; ")
+	return triage.DecisionLeftover, strings.Join(reasons[:n], "; ")
 }
 
-func fmtNum(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// msg2 is msg for the common two-number message, without boxing.
+func msg2(a string, x float64, b string, y float64) string {
+	var buf [96]byte
+	out := append(buf[:0], a...)
+	out = appendNum(out, x)
+	out = append(out, b...)
+	out = appendNum(out, y)
+	return string(out)
+}
+
+func appendNum(b []byte, x float64) []byte {
+	if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+		return strconv.AppendInt(b, int64(x), 10) // fast and exact
+	}
+	return strconv.AppendFloat(b, x, 'g', -1, 64)
+}
+
+// msg builds an evidence message in one allocation from text pieces and
+// numbers (float64, int, int64), without fmt.
+func msg(parts ...any) string {
+	var buf [160]byte
+	b := buf[:0]
+	for _, p := range parts {
+		switch x := p.(type) {
+		case string:
+			b = append(b, x...)
+		case float64:
+			b = appendNum(b, x)
+		case int:
+			b = strconv.AppendInt(b, int64(x), 10)
+		case int64:
+			b = strconv.AppendInt(b, x, 10)
+		}
+	}
+	return string(b)
+}
 
 // timeout follows the seed exactly (timeout flag, or wall_s, read as 0
 // when absent, at or over wall_cap, read as 10**9 when absent). When the
@@ -211,19 +308,19 @@ func (r *run) timeout(b Budgets) {
 		wallCap = *tr.WallCap
 	}
 	if ws >= wallCap {
-		r.fire(rTimeout, triage.Evidence{Message: "wall_s " + fmtNum(ws) + " is at or over wall_cap " + fmtNum(wallCap), ToolCall: -1, Ident: "wall_cap"})
+		r.fire(rTimeout, triage.Evidence{Message: msg("wall_s ", ws, " is at or over wall_cap ", wallCap), ToolCall: -1, Ident: "wall_cap"})
 	}
 	if tr.Timeout != nil {
 		return
 	}
 	if b.WallS != nil && tr.WallS != nil && *tr.WallS >= *b.WallS {
-		r.fire(rTimeout, triage.Evidence{Message: "wall_s " + fmtNum(*tr.WallS) + " is at or over the run's wall_s budget " + fmtNum(*b.WallS), ToolCall: -1, Ident: "wall_s"})
+		r.fire(rTimeout, triage.Evidence{Message: msg("wall_s ", *tr.WallS, " is at or over the run's wall_s budget ", *b.WallS), ToolCall: -1, Ident: "wall_s"})
 	}
 	if b.MaxOutputTokens != nil && tr.Tokens != nil && tr.Tokens.Output >= *b.MaxOutputTokens {
-		r.fire(rTimeout, triage.Evidence{Message: "output tokens " + strconv.FormatInt(tr.Tokens.Output, 10) + " are at or over max_output_tokens " + strconv.FormatInt(*b.MaxOutputTokens, 10), ToolCall: -1, Ident: "max_output_tokens"})
+		r.fire(rTimeout, triage.Evidence{Message: msg("output tokens ", tr.Tokens.Output, " are at or over max_output_tokens ", *b.MaxOutputTokens), ToolCall: -1, Ident: "max_output_tokens"})
 	}
 	if b.MaxToolCalls != nil && r.hasLog() && int64(len(tr.ToolCalls)) >= *b.MaxToolCalls {
-		r.fire(rTimeout, triage.Evidence{Message: strconv.Itoa(len(tr.ToolCalls)) + " tool calls are at or over max_tool_calls " + strconv.FormatInt(*b.MaxToolCalls, 10), ToolCall: -1, Ident: "max_tool_calls"})
+		r.fire(rTimeout, triage.Evidence{Message: msg(len(tr.ToolCalls), " tool calls are at or over max_tool_calls ", *b.MaxToolCalls), ToolCall: -1, Ident: "max_tool_calls"})
 	}
 }
 
@@ -293,24 +390,28 @@ func (r *run) loopEvidence(start, end int) {
 			break
 		}
 	}
-	var idx strings.Builder
+	var buf [192]byte
+	b := append(buf[:0], calls[start].Name...)
+	b = append(b, " called "...)
+	b = strconv.AppendInt(b, int64(end-start), 10)
+	b = append(b, " times in a row with the same arguments (calls "...)
 	for i := start; i < end; i++ {
 		if i > start {
-			idx.WriteString(", ")
+			b = append(b, ", "...)
 		}
 		if end-start > 8 && i == start+3 {
-			idx.WriteString("…, ")
+			b = append(b, "…, "...)
 			i = end - 2
 			continue
 		}
-		idx.WriteString(strconv.Itoa(i))
+		b = strconv.AppendInt(b, int64(i), 10)
 	}
-	msg := calls[start].Name + " called " + strconv.Itoa(end-start) + " times in a row with the same arguments (calls " + idx.String() + "); "
 	if identical {
-		msg += "outputs identical: no new evidence"
+		b = append(b, "); outputs identical: no new evidence"...)
 	} else {
-		msg += "outputs differ"
+		b = append(b, "); outputs differ"...)
 	}
+	msg := string(b)
 	r.fire(rToolLoop, triage.Evidence{Message: msg, ToolCall: start, Ident: clip(calls[start].Name)})
 }
 
