@@ -38,7 +38,8 @@ func TestFlowLabelTrace(t *testing.T) {
 	tm.Type("guessed v2")
 	tm.Send(keyMsg("ctrl+s"))
 	tm.Send(keyMsg("3"))
-	waitFor(t, tm, "T02")
+	waitFor(t, tm, "2/3")
+	require.Eventually(t, func() bool { return len(f.eventsCopy()) == 1 }, 5*time.Second, 5*time.Millisecond)
 	require.NoError(t, tm.Quit())
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 
@@ -74,7 +75,9 @@ func TestGoldenScreens(t *testing.T) {
 	}
 }
 
-func itoa(n int) string { return string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)) }
+func itoa(n int) string {
+	return string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10))
+}
 
 // TestProgramRuns checks Run wires a program that starts and quits.
 func TestProgramRuns(t *testing.T) {

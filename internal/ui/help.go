@@ -38,11 +38,11 @@ func (m Model) ShortHelp() []key.Binding {
 		return []key.Binding{withHelp(km.Help, "close help"), km.Quit}
 	}
 	if m.screen == screenTrace {
-		b := []key.Binding{m.labelHelp(), km.NextTrace, km.PrevTrace, km.NextTab, km.Search}
+		b := []key.Binding{m.labelHelp(), km.NextTrace, km.NextTab, km.Search}
 		if m.trace.query != "" {
 			b = append(b, km.NextMatch)
 		}
-		return append(b, km.Skip, km.Undo, km.Back, km.Help)
+		return append(b, km.Skip, km.Undo, km.Back, km.Help, km.PrevTrace)
 	}
 	b := []key.Binding{m.labelHelp()}
 	if len(m.queue.view) > 0 {
@@ -115,7 +115,7 @@ func (m Model) classLegend() []string {
 		} else if pk := m.keys.Picker.Help().Key; pk != "" {
 			k = pk
 		}
-		out = append(out, fmt.Sprintf("%s %s", k, sanitizeLine(c.Code)))
+		out = append(out, fmt.Sprintf("%s=%s", k, sanitizeLine(c.Code)))
 	}
 	return out
 }

@@ -75,13 +75,18 @@ func renderDocLine(st *Styles, d *doc, l *docLine, width int, query string, iden
 			base = c.Selected
 		}
 	}
+	if selected && l.kind != lkEvidence {
+		// A jump target: marked in the text too, for NO_COLOR terminals.
+		prefix = "▶ " + prefix
+		base = c.Selected
+	}
 	avail := max(0, width-ansi.StringWidth(prefix))
 	text := ansi.Truncate(sanitizeLine(l.text), avail, "…")
 	if pad {
 		text += strings.Repeat(" ", max(0, avail-ansi.StringWidth(text)))
 	}
 	out := st.Content.LineNo.Render(prefix)
-	if l.kind == lkFile || l.kind == lkEvidence {
+	if l.kind == lkFile || l.kind == lkEvidence || selected {
 		out = base.Render(prefix)
 	}
 	return out + highlight(text, base, c.Match, c.Highlight.Inherit(base), query, idents)

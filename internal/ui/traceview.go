@@ -27,16 +27,19 @@ func (t tabID) String() string {
 // traceView is the trace screen's state: the loaded trace, one document
 // per tab, the scroll position per tab and the search.
 type traceView struct {
-	id       int64
-	loaded   bool
-	trace    *triage.Trace
-	verdict  *triage.Verdict
-	tctx     TraceContext
-	others   []triage.LabelEvent
-	docs     [numTabs]doc
-	offset   [numTabs]int
-	tab      tabID
-	evSel    int
+	id      int64
+	loaded  bool
+	trace   *triage.Trace
+	verdict *triage.Verdict
+	tctx    TraceContext
+	others  []triage.LabelEvent
+	docs    [numTabs]doc
+	offset  [numTabs]int
+	tab     tabID
+	evSel   int
+	// target is the line an evidence jump landed on, per tab, so the
+	// reviewer sees where to look; -1 for none.
+	target   [numTabs]int
 	unfolded bool
 	idents   []string // evidence identifiers to highlight; nil when blind
 
@@ -47,7 +50,17 @@ type traceView struct {
 	width, height int
 }
 
-func newTraceView() traceView { return traceView{id: -1} }
+func newTraceView() traceView {
+	v := traceView{id: -1}
+	v.clearTargets()
+	return v
+}
+
+func (v *traceView) clearTargets() {
+	for i := range v.target {
+		v.target[i] = -1
+	}
+}
 
 func (v *traceView) setSize(w, h int) {
 	v.width, v.height = w, h
@@ -60,6 +73,7 @@ func (v *traceView) setSize(w, h int) {
 func (v *traceView) open(id int64) {
 	tab, query := v.tab, v.query
 	*v = traceView{id: id, tab: tab, query: query, width: v.width, height: v.height}
+	v.clearTargets()
 }
 
 // setLoaded builds every tab's document for a loaded trace.
@@ -116,6 +130,7 @@ func (v *traceView) toggleFold() {
 		anchor = d.lines[off].tool
 	}
 	v.unfolded = !v.unfolded
+	v.target[tabTimeline] = -1
 	v.docs[tabTimeline] = buildTimeline(v.trace, v.unfolded)
 	if line, ok := v.docs[tabTimeline].tools[anchor]; ok {
 		v.offset[tabTimeline] = line
@@ -255,6 +270,7 @@ func (v *traceView) jumpEvidence() bool {
 				}
 			}
 			v.tab = tabDiff
+			v.target[tabDiff] = target
 			v.show(target)
 			v.findMatches()
 			return true
@@ -263,6 +279,7 @@ func (v *traceView) jumpEvidence() bool {
 	if e.ToolCall >= 0 {
 		if line, ok := v.docs[tabTimeline].tools[e.ToolCall]; ok {
 			v.tab = tabTimeline
+			v.target[tabTimeline] = line
 			v.offset[tabTimeline] = line
 			v.clampTab(tabTimeline)
 			v.findMatches()

@@ -44,7 +44,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseMsg:
 		return m.handleMouse(msg), nil
 	case tea.KeyMsg:
-		return m.handleKey(msg)
+		return m.handleKeys(msg)
 	}
 	// Cursor blinks and the like belong to the focused text input.
 	var cmd tea.Cmd
@@ -78,8 +78,38 @@ func (m Model) handleMouse(msg tea.MouseMsg) Model {
 	return m
 }
 
+// handleKeys splits a burst of runes into single keys. Bubble Tea v1
+// delivers keys typed faster than one read (or sent by tmux) as one
+// KeyRunes message, which no single-key binding would match; text inputs
+// take the burst whole.
+func (m Model) handleKeys(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.modal == modalInput || m.modal == modalNote {
+		return m.handleKey(msg)
+	}
+	var cmds []tea.Cmd
+	var tm tea.Model = m
+	for i, r := range msg.Runes {
+		cur := tm.(Model)
+		if cur.modal == modalInput || cur.modal == modalNote {
+			// The rest of the burst is text for the input just opened.
+			rest := tea.KeyMsg{Type: tea.KeyRunes, Runes: msg.Runes[i:]}
+			var cmd tea.Cmd
+			tm, cmd = cur.handleKey(rest)
+			cmds = append(cmds, cmd)
+			break
+		}
+		var cmd tea.Cmd
+		tm, cmd = cur.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt})
+		cmds = append(cmds, cmd)
+	}
+	return tm, tea.Batch(cmds...)
+}
+
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.errText = ""
+	if m.modal != modalInput {
+		m.status = ""
+	}
 	if msg.Type == tea.KeyCtrlC {
 		m.quitting = true
 		return m, tea.Quit

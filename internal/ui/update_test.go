@@ -318,3 +318,23 @@ func TestLabelKeysBeyondTaxonomy(t *testing.T) {
 	require.Equal(t, "B", f.eventsCopy()[0].Primary)
 	require.Contains(t, m.View(), "1-2 label")
 }
+
+func TestRuneBurstIsSplit(t *testing.T) {
+	t.Parallel()
+	f := newFake(5)
+	m := started(t, f, testConfig(), 100, 30)
+	// tmux and fast typists deliver "jj2" as one message.
+	m = settle(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("jj2")})
+	require.Equal(t, int64(3), f.eventsCopy()[0].TraceID)
+	// A burst that opens an input hands the rest to it as text.
+	m = settle(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/T04")})
+	require.Equal(t, "T04", m.input.Value())
+	require.Len(t, m.queue.view, 1)
+}
+
+func TestJumpTargetIsMarked(t *testing.T) {
+	t.Parallel()
+	m := started(t, newFake(2), testConfig(), 100, 30)
+	m = press(t, m, "enter", "shift+tab", "shift+tab", "j", "enter")
+	require.Contains(t, m.View(), "▶ #4 http")
+}

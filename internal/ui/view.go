@@ -186,7 +186,7 @@ func (m Model) traceScreen() string {
 		b.WriteString(strings.Repeat("\n", max(0, v.height-1)))
 		return b.String()
 	}
-	sel := -1
+	sel := v.target[v.tab]
 	if v.tab == tabEvidence && v.evSel < len(v.doc().evs) {
 		sel = v.doc().evs[v.evSel]
 	}
@@ -246,6 +246,12 @@ func (m Model) figures(tr *triage.Trace, c *triage.Controls) []string {
 		exit = fmt.Sprint(*tr.ExitCode)
 	}
 	out = append(out, lbl("exit ")+val(exit), val(orDash(sanitizeLine(string(tr.Outcome)))))
+	cs, cover := fmt.Sprint(len(tr.ToolCalls)), false
+	if c != nil && c.MaxToolCalls != nil {
+		cs += fmt.Sprintf("/%d", *c.MaxToolCalls)
+		cover = int64(len(tr.ToolCalls)) >= *c.MaxToolCalls
+	}
+	out = append(out, lbl("calls ")+capped(st, cs, cover))
 	wallCap := tr.WallCap
 	if wallCap == nil && c != nil {
 		wallCap = c.WallS
@@ -264,23 +270,31 @@ func (m Model) figures(tr *triage.Trace, c *triage.Controls) []string {
 		out = append(out, lbl("wall ")+capped(st, s, over))
 	}
 	if tr.Tokens != nil {
-		s := fmt.Sprintf("%d in/%d out", tr.Tokens.Input, tr.Tokens.Output)
+		s := humanCount(tr.Tokens.Input) + "→" + humanCount(tr.Tokens.Output)
 		over := false
 		if c != nil && c.MaxOutputTokens != nil {
-			s = fmt.Sprintf("%d in/%d/%d out", tr.Tokens.Input, tr.Tokens.Output, *c.MaxOutputTokens)
+			s += "/" + humanCount(*c.MaxOutputTokens)
 			over = tr.Tokens.Output >= *c.MaxOutputTokens
 		}
-		out = append(out, lbl("tokens ")+capped(st, s, over))
+		out = append(out, lbl("tok ")+capped(st, s, over))
 	}
 	if tr.CostUSD != nil {
 		out = append(out, val(fmt.Sprintf("$%.2f", *tr.CostUSD)))
 	}
-	s, over := fmt.Sprint(len(tr.ToolCalls)), false
-	if c != nil && c.MaxToolCalls != nil {
-		s += fmt.Sprintf("/%d", *c.MaxToolCalls)
-		over = int64(len(tr.ToolCalls)) >= *c.MaxToolCalls
+	return out
+}
+
+// humanCount shortens a count for the header: 950, 12.0k, 3.4M.
+func humanCount(n int64) string {
+	switch {
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	case n >= 1_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
 	}
-	return append(out, lbl("tool calls ")+capped(st, s, over))
+	return fmt.Sprint(n)
 }
 
 func capped(st *Styles, s string, over bool) string {
