@@ -83,13 +83,18 @@ func explainJSONErr(err error) error {
 	return err
 }
 
-// errOffset prefers the offset a *json.SyntaxError carries.
-func errOffset(err error, fallback int64) int64 {
+// errOffset places a decode failure: a syntax error where the decoder
+// saw it, a truncated input at its end (every byte read), anything else
+// at the start of the value being decoded.
+func errOffset(err error, dec *json.Decoder, cr *countingReader) int64 {
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
+	switch {
+	case errors.As(err, &se):
 		return se.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return cr.n
 	}
-	return fallback
+	return dec.InputOffset()
 }
 
 // lineAt counts the lines of the file at path up to byte off (1-based), or

@@ -131,7 +131,7 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 		if isIOErr(err) {
 			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
 		}
-		return emit(harnessReject(src, errOffset(err, dec.InputOffset()), err, nil))
+		return emit(harnessReject(src, errOffset(err, dec, cr), err, nil))
 	}
 	t := b.t
 	t.TaskID = iid

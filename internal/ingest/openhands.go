@@ -102,6 +102,7 @@ type ohBuilder struct {
 	first      string
 	last       string
 	agentState string
+	model      string
 }
 
 func newOHBuilder(src Source) *ohBuilder {
@@ -112,7 +113,6 @@ func newOHBuilder(src Source) *ohBuilder {
 var ohSkipActions = map[string]bool{"system": true, "recall": true, "condensation": true, "change_agent_state": true, "null": true, "": true}
 
 func (b *ohBuilder) add(e ohEvent) {
-	t := b.t
 	if e.Timestamp != "" {
 		if b.first == "" {
 			b.first = e.Timestamp
@@ -121,8 +121,8 @@ func (b *ohBuilder) add(e ohEvent) {
 	}
 	if m := e.ToolCallMetadata; m != nil && m.ModelResponse != nil {
 		r := m.ModelResponse
-		if r.Model != "" && t.Model == "" {
-			t.Model = r.Model
+		if r.Model != "" && b.model == "" {
+			b.model = r.Model
 		}
 		if r.Usage != nil && !b.seenResp[r.ID] {
 			b.seenResp[r.ID] = true
@@ -225,6 +225,9 @@ func (b *ohBuilder) observation(e ohEvent) {
 // finish sets what is known only at the end of the stream.
 func (b *ohBuilder) finish() *triage.Trace {
 	t := b.t
+	if b.model != "" {
+		t.Model = b.model
+	}
 	switch {
 	case b.metrics != nil:
 		t.Tokens = b.metrics
@@ -278,7 +281,7 @@ func decodeOpenHandsEvents(ctx context.Context, src Source, emit func(Record) er
 		if isIOErr(err) {
 			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
 		}
-		return emit(harnessReject(src, errOffset(err, dec.InputOffset()), err, nil))
+		return emit(harnessReject(src, errOffset(err, dec, cr), err, nil))
 	}
 	t := b.finish()
 	t.TaskID = harnessStem(fileName(src))

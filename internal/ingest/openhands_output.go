@@ -85,7 +85,7 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 		}
 		b.add(e)
 	}
-	t := b.t
+	t := b.finish()
 	t.TaskID = o.InstanceID
 	t.RunID = runFromDir(src, "")
 	if m := o.Metadata; m != nil {
@@ -108,7 +108,6 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 			t.Tokens = &tok
 		}
 	}
-	b.finish()
 	if tr := o.TestResult; tr != nil {
 		if tr.GitPatch != nil && strings.TrimSpace(*tr.GitPatch) != "" {
 			t.Diff = ptr(strings.TrimLeft(*tr.GitPatch, "\r\n"))

@@ -144,7 +144,7 @@ func decodeSWEAgent(ctx context.Context, src Source, emit func(Record) error) er
 		if isIOErr(err) {
 			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
 		}
-		return emit(harnessReject(src, errOffset(err, dec.InputOffset()), err, nil))
+		return emit(harnessReject(src, errOffset(err, dec, cr), err, nil))
 	}
 	t, reason := f.trace(src)
 	if t == nil {

@@ -1,0 +1,99 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// fuzzSeeds adds the fixtures matching glob (cut to 64 KiB so the seed
+// corpus stays fast in go test) plus a few hostile shapes.
+func fuzzSeeds(f *testing.F, glob string) {
+	files, err := filepath.Glob(fixture(glob))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seeds for %s", glob)
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[:min(len(b), 64<<10)])
+	}
+	for _, s := range []string{"", "{", "[", "null", `{"a":1}`, "[{}]", "{}\n{}\n", "PK\x03\x04", "\xff\xfe"} {
+		f.Add([]byte(s))
+	}
+}
+
+// fuzzDecode checks the decoder's contract on arbitrary bytes: no panic,
+// no error from an in-memory reader, and every record exactly one of a
+// valid trace or a reject that names the file.
+func fuzzDecode(t *testing.T, format Format, data []byte) {
+	var n int
+	err := format.Decode(context.Background(), Source{Name: "fuzz.json", R: bytes.NewReader(data)}, func(r Record) error {
+		n++
+		switch {
+		case r.Trace != nil && r.Reject != nil:
+			t.Fatalf("record %d is both a trace and a reject", n)
+		case r.Trace != nil:
+			if err := r.Trace.Validate(); err != nil {
+				t.Fatalf("record %d: invalid trace: %v", n, err)
+			}
+			if r.Trace.Source != format.Name {
+				t.Fatalf("record %d: source %q", n, r.Trace.Source)
+			}
+		case r.Reject != nil:
+			if r.Reject.File != "fuzz.json" || r.Reject.Reason == "" || r.Reject.Line < 1 {
+				t.Fatalf("record %d: reject without place or reason: %+v", n, r.Reject)
+			}
+		default:
+			t.Fatalf("record %d is empty", n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("decode returned %v for in-memory input", err)
+	}
+}
+
+func FuzzSWEAgentDecode(f *testing.F) {
+	fuzzSeeds(f, "swe-agent/*.traj")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, SWEAgentFormat, data) })
+}
+
+func FuzzMiniDecode(f *testing.F) {
+	fuzzSeeds(f, "mini-swe-agent/*.traj.json")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, MiniSWEAgentFormat, data) })
+}
+
+func FuzzInspectDecode(f *testing.F) {
+	fuzzSeeds(f, "inspect-ai/*")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, InspectFormat, data) })
+}
+
+func FuzzOpenHandsDecode(f *testing.F) {
+	fuzzSeeds(f, "openhands/*")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, OpenHandsFormat, data) })
+}
+
+func FuzzClaudeCodeDecode(f *testing.F) {
+	fuzzSeeds(f, "claude-code/*.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, ClaudeCodeFormat, data) })
+}
+
+func FuzzCodexDecode(f *testing.F) {
+	fuzzSeeds(f, "codex/*.jsonl")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, CodexFormat, data) })
+}
+
+// FuzzHarnessDetect checks detection never panics on any head.
+func FuzzHarnessDetect(f *testing.F) {
+	fuzzSeeds(f, "*/*")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, format := range HarnessFormats() {
+			_ = format.Detect("x", data)
+		}
+	})
+}
