@@ -35,7 +35,14 @@ func WriteExplain(w io.Writer, tr *triage.Trace, v triage.Verdict) error {
 		} else {
 			extra = append(extra, "exit code unknown")
 		}
-		extra = append(extra, strconv.Itoa(len(tr.ToolCalls))+" tool calls")
+		switch n := len(tr.ToolCalls); {
+		case n == 1:
+			extra = append(extra, "1 tool call")
+		case n > 0 || tr.HasToolLog:
+			extra = append(extra, strconv.Itoa(n)+" tool calls")
+		default:
+			extra = append(extra, "no tool log")
+		}
 		line("trace       ", head, "  (", strings.Join(extra, ", "), ")")
 	}
 	primary := one(v.Primary)
