@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/ui/diffview"
 )
 
 // lineKind says how a document line is drawn.
@@ -53,6 +54,49 @@ type doc struct {
 	evs   []int       // line index of each selectable evidence line
 	numW  int         // digits of the largest diff line number
 	empty string      // shown when lines is empty
+	// view, when set, is a diffview renderer that owns the rows (syntax
+	// colours, caching); lines is then empty and anchors are its rows.
+	view diffview.Doc
+	diff *diffview.Diff
+}
+
+// len is the number of rows, whoever renders them.
+func (d *doc) len() int {
+	if d.view != nil {
+		return d.view.Len()
+	}
+	return len(d.lines)
+}
+
+// buildDiffView lays out the diff with the diffview renderer: files and
+// hunks become anchors, evidence identifiers and files are marked.
+func buildDiffView(tr *triage.Trace, st diffview.Style, idents, paths []string, width int) doc {
+	d := doc{empty: "No diff recorded."}
+	if tr.Diff == nil || *tr.Diff == "" {
+		return d
+	}
+	files := triage.ParseDiff(*tr.Diff)
+	if len(files) == 0 {
+		return buildDiff(tr) // Its raw-text fallback.
+	}
+	dv := diffview.New(files).Style(st).TabWidth(tabWidth).Marks(idents, paths).Width(width)
+	d.view, d.diff = dv, dv
+	d.files, d.hunks = dv.FileStarts(), dv.HunkStarts()
+	for _, f := range files {
+		d.paths = append(d.paths, f.Path())
+	}
+	return d
+}
+
+// buildTestsView shows the scorer's output with the diffview renderer,
+// which classes failing and passing lines.
+func buildTestsView(tr *triage.Trace, st diffview.Style, idents []string, width int) doc {
+	d := doc{empty: "No test output recorded."}
+	if tr.TestOutput == nil || *tr.TestOutput == "" {
+		return d
+	}
+	d.view = diffview.NewTestOutput(*tr.TestOutput).Style(st).TabWidth(tabWidth).Marks(idents).Width(width)
+	return d
 }
 
 func (d *doc) add(k lineKind, text string) {

@@ -11,6 +11,10 @@ const (
 	queueChrome = 4
 	// wideQueue is the width from which the queue shows the "why" column.
 	wideQueue = 110
+	// Column caps keep short identifiers from eating a wide screen.
+	maxTaskCol  = 32
+	maxRunCol   = 28
+	maxModelCol = 28
 )
 
 // layout is every size the views use, computed once per resize.
@@ -42,9 +46,13 @@ func computeLayout(w, h int, blind bool) layout {
 		c.why = rest * 3 / 10
 		rest -= c.why
 	}
-	c.task = rest * 4 / 10
-	c.run = rest * 3 / 10
-	c.model = max(0, rest-c.task-c.run)
+	c.task = min(rest*4/10, maxTaskCol)
+	c.run = min(rest*3/10, maxRunCol)
+	c.model = min(max(0, rest-c.task-c.run), maxModelCol)
+	if c.why > 0 {
+		// Spare width goes to the reason, the longest text.
+		c.why += rest - c.task - c.run - c.model
+	}
 	l.cols = c
 	return l
 }

@@ -151,7 +151,7 @@ func New(store Store, cfg Config) Model {
 		input:  ti,
 		help:   h,
 		drafts: map[int64]draft{},
-		trace:  newTraceView(),
+		trace:  newTraceView(st.DiffView),
 	}
 }
 

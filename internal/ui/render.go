@@ -16,7 +16,22 @@ func renderDoc(st *Styles, d *doc, offset, width, height int, query string, iden
 		return ""
 	}
 	var b strings.Builder
-	if len(d.lines) == 0 {
+	if d.view != nil && d.view.Len() > 0 {
+		rows := d.view.Lines(offset, height)
+		for i, r := range rows {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if offset+i == sel {
+				// A jump target: a marker over the first cells.
+				r = st.Content.Selected.Render("▶ ") + ansi.Cut(r, 2, width)
+			}
+			b.WriteString(r)
+		}
+		b.WriteString(strings.Repeat("\n", max(0, height-len(rows))))
+		return b.String()
+	}
+	if d.len() == 0 {
 		b.WriteString(st.App.Muted.Render(ansi.Truncate(d.empty, width, "…")))
 		b.WriteString(strings.Repeat("\n", height-1))
 		return b.String()

@@ -1,6 +1,9 @@
 package ui
 
-import "github.com/charmbracelet/lipgloss"
+import (
+	"github.com/charmbracelet/lipgloss"
+	"github.com/triage-dev/triage/internal/ui/diffview"
+)
 
 // Colour tokens. Views name what a colour means, never the colour, so a
 // theme or a 16-colour terminal changes one place. ANSI numbers below 16
@@ -64,7 +67,9 @@ type Styles struct {
 		Selected   lipgloss.Style
 		Error      lipgloss.Style
 	}
-	Picker struct {
+	// DiffView is the diff and test output renderers' own style.
+	DiffView diffview.Style
+	Picker   struct {
 		Box     lipgloss.Style
 		Title   lipgloss.Style
 		Cursor  lipgloss.Style
@@ -117,6 +122,7 @@ func DefaultStyles() *Styles {
 	s.Content.Selected = st().Reverse(true)
 	s.Content.Error = st().Foreground(colorError)
 
+	s.DiffView = diffview.DefaultStyle()
 	s.Picker.Box = st().Border(lipgloss.RoundedBorder()).BorderForeground(colorAccent).Padding(0, 1)
 	s.Picker.Title = st().Bold(true)
 	s.Picker.Cursor = st().Reverse(true)

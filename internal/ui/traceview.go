@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/ui/diffview"
 )
 
 // tabID is a pane of the trace screen.
@@ -48,10 +49,12 @@ type traceView struct {
 	matchIdx int
 
 	width, height int
+	// dvStyle is the diffview renderers' style, filled from styles.go.
+	dvStyle diffview.Style
 }
 
-func newTraceView() traceView {
-	v := traceView{id: -1}
+func newTraceView(st diffview.Style) traceView {
+	v := traceView{id: -1, dvStyle: st}
 	v.clearTargets()
 	return v
 }
@@ -64,6 +67,11 @@ func (v *traceView) clearTargets() {
 
 func (v *traceView) setSize(w, h int) {
 	v.width, v.height = w, h
+	for t := range v.docs {
+		if v.docs[t].view != nil {
+			v.docs[t].view.SetWidth(w)
+		}
+	}
 	for t := range v.offset {
 		v.clampTab(tabID(t))
 	}
@@ -71,8 +79,8 @@ func (v *traceView) setSize(w, h int) {
 
 // open resets the view for a trace being loaded.
 func (v *traceView) open(id int64) {
-	tab, query := v.tab, v.query
-	*v = traceView{id: id, tab: tab, query: query, width: v.width, height: v.height}
+	tab, query, dv := v.tab, v.query, v.dvStyle
+	*v = traceView{id: id, tab: tab, query: query, width: v.width, height: v.height, dvStyle: dv}
 	v.clearTargets()
 }
 
@@ -85,16 +93,20 @@ func (v *traceView) setLoaded(msg traceLoadedMsg, reviewer string, blind bool) {
 		v.others = othersLabels(msg.history, reviewer)
 	}
 	v.idents = nil
+	var files []string
 	if v.verdict != nil {
 		for _, e := range v.verdict.Evidence {
 			if e.Ident != "" && !slices.Contains(v.idents, e.Ident) {
 				v.idents = append(v.idents, e.Ident)
 			}
+			if e.File != "" && !slices.Contains(files, e.File) {
+				files = append(files, e.File)
+			}
 		}
 	}
 	v.docs[tabTimeline] = buildTimeline(v.trace, v.unfolded)
-	v.docs[tabDiff] = buildDiff(v.trace)
-	v.docs[tabTests] = buildTests(v.trace)
+	v.docs[tabDiff] = buildDiffView(v.trace, v.dvStyle, v.idents, files, v.width)
+	v.docs[tabTests] = buildTestsView(v.trace, v.dvStyle, v.idents, v.width)
 	v.docs[tabEvidence] = buildEvidence(v.verdict, v.tctx, v.others, blind)
 	v.docs[tabRaw] = buildRaw(v.trace)
 	v.findMatches()
@@ -174,7 +186,7 @@ func (v *traceView) show(line int) {
 }
 
 func (v *traceView) clampTab(t tabID) {
-	n := len(v.docs[t].lines)
+	n := v.docs[t].len()
 	v.offset[t] = max(0, min(v.offset[t], n-v.height))
 }
 
@@ -193,6 +205,12 @@ func (v *traceView) search(query string) {
 func (v *traceView) findMatches() {
 	v.matches, v.matchIdx = nil, 0
 	query := v.query
+	if d := v.doc(); d.view != nil {
+		d.view.SetQuery(query)
+		v.matches = d.view.Search(query)
+		v.firstMatchBelowTop()
+		return
+	}
 	if query == "" {
 		return
 	}
@@ -209,6 +227,10 @@ func (v *traceView) findMatches() {
 			v.matches = append(v.matches, i)
 		}
 	}
+	v.firstMatchBelowTop()
+}
+
+func (v *traceView) firstMatchBelowTop() {
 	top := v.offset[v.tab]
 	for i, ln := range v.matches {
 		if ln >= top {
@@ -258,6 +280,15 @@ func (v *traceView) jumpEvidence() bool {
 		return false
 	}
 	e := v.verdict.Evidence[v.evSel]
+	if d := &v.docs[tabDiff]; e.File != "" && d.diff != nil {
+		if row := d.diff.RowFor(e.File, e.Line); row >= 0 {
+			v.tab = tabDiff
+			v.target[tabDiff] = row
+			v.show(row)
+			v.findMatches()
+			return true
+		}
+	}
 	if e.File != "" {
 		d := &v.docs[tabDiff]
 		fi := slices.Index(d.paths, e.File)

@@ -169,7 +169,7 @@ func TestTraceBindings(t *testing.T) {
 		{"] and [ move between files", []string{"tab", "]"}, func(t *testing.T, m Model, _ *fakeStore) {
 			d := m.trace.doc()
 			require.Len(t, d.files, 2)
-			require.Equal(t, min(d.files[1], max(0, len(d.lines)-m.trace.height)), m.trace.offset[tabDiff])
+			require.Equal(t, min(d.files[1], max(0, d.len()-m.trace.height)), m.trace.offset[tabDiff])
 			m = press(t, m, "[")
 			require.Zero(t, m.trace.offset[tabDiff])
 		}},

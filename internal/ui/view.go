@@ -322,7 +322,7 @@ func (m Model) tabBar() string {
 	}
 	bar := strings.Join(parts, "")
 	if v.loaded {
-		n := len(v.doc().lines)
+		n := v.doc().len()
 		pos := fmt.Sprintf(" %d-%d/%d", min(n, v.offset[v.tab]+1), min(n, v.offset[v.tab]+v.height), n)
 		if v.query != "" {
 			pos = fmt.Sprintf(" /%s %d/%d", sanitizeLine(v.query), min(len(v.matches), v.matchIdx+1), len(v.matches)) + pos
