@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -300,9 +301,13 @@ func TestResumeAtFirstUnlabelled(t *testing.T) {
 func TestTooSmall(t *testing.T) {
 	t.Parallel()
 	m := started(t, newFake(2), testConfig(), 50, 10)
-	require.Contains(t, m.View(), "too small")
+	require.Contains(t, m.View(), "Too small: 50×10 (need 60×15)")
+	m = settle(t, m, tea.WindowSizeMsg{Width: 20, Height: 5})
+	for _, l := range strings.Split(m.View(), "\n") {
+		require.LessOrEqual(t, ansi.StringWidth(l), 20)
+	}
 	m = settle(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
-	require.NotContains(t, m.View(), "too small")
+	require.NotContains(t, m.View(), "Too small")
 	require.Len(t, strings.Split(m.View(), "\n"), 24)
 }
 

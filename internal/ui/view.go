@@ -19,8 +19,10 @@ func (m Model) View() string {
 		return "Loading…"
 	}
 	if m.lay.tooSmall {
-		msg := fmt.Sprintf("Terminal too small (%d×%d): triage needs at least %d×%d.\nEnlarge the window, or press q to quit.", m.width, m.height, minWidth, minHeight)
-		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, m.st.App.TooSmall.Render(msg))
+		msg := fmt.Sprintf("Too small: %d×%d (need %d×%d).\nEnlarge the window or press q.", m.width, m.height, minWidth, minHeight)
+		// Wrapped to the width: the message must fit the tiny screen.
+		msg = m.st.App.TooSmall.Width(m.width).Align(lipgloss.Center).Render(msg)
+		return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg)
 	}
 	var top string
 	var bodyTop, bodyH int
