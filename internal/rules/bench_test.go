@@ -17,7 +17,20 @@ import (
 // with an occasional loop, the card's 180 s cap, a mix of classes.
 func BenchmarkClassifySeedRows(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	raw := genRealisticRows(rng, 16384)
+	raw := genRealisticRows(rng, 4096)
+	traces := make([]*triage.Trace, len(raw))
+	for i, r := range raw {
+		traces[i] = traceFromSeedRow(b, r, true)
+	}
+	comp := Compile(DefaultTaxonomy(), nil)
+	benchRows(b, comp, traces)
+}
+
+// BenchmarkClassifySeedRowsLarge is the same over 65,536 rows (about
+// 60 MB of decoded traces), where memory, not the rules, sets the pace.
+func BenchmarkClassifySeedRowsLarge(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	raw := genRealisticRows(rng, 65536)
 	traces := make([]*triage.Trace, len(raw))
 	for i, r := range raw {
 		traces[i] = traceFromSeedRow(b, r, true)

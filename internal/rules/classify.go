@@ -13,6 +13,13 @@ import (
 // million invented paths still gives a readable verdict.
 const maxEvidencePerRule = 50
 
+// verdictBuf holds a typical verdict's evidence and labels in one
+// allocation; larger verdicts spill into ordinary slices.
+type verdictBuf struct {
+	ev     [2]triage.Evidence
+	labels [2]string
+}
+
 // ruleLeaked indexes the guard probe's evidence count.
 const ruleLeaked = nRules
 
@@ -26,6 +33,7 @@ type run struct {
 	uneval    [nRules]bool
 	nEv       [nRules + 1]int // the last counts LEAKED evidence
 	ev        []triage.Evidence
+	buf       *verdictBuf
 	unFix     [nRules]triage.Evidence
 	nUn       int
 	files     []triage.FileDiff
@@ -46,8 +54,8 @@ func (r *run) add(rule int, e triage.Evidence) {
 		e.Rule = ruleCodes[rule]
 	}
 	if r.ev == nil {
-		// Most verdicts carry one or two items.
-		r.ev = make([]triage.Evidence, 0, 2)
+		r.buf = new(verdictBuf)
+		r.ev = r.buf.ev[:0]
 	}
 	r.ev = append(r.ev, e)
 }
@@ -153,7 +161,12 @@ func (c *Compiled) Classify(b Budgets, tr *triage.Trace, opts ...Option) triage.
 	v.Secondary = []string{}
 	v.Fired = []string{}
 	if nFired+nSec > 0 {
-		labels := make([]string, 0, nFired+nSec)
+		var labels []string
+		if r.buf != nil && nFired+nSec <= len(r.buf.labels) {
+			labels = r.buf.labels[:0:nFired+nSec]
+		} else {
+			labels = make([]string, 0, nFired+nSec)
+		}
 		for i := range nRules {
 			if r.fired[i] && c.enabled[i] {
 				labels = append(labels, ruleCodes[i])
@@ -333,6 +346,9 @@ func (r *run) toolLoop() {
 		return
 	}
 	calls := r.tr.ToolCalls
+	if len(calls) < r.c.loopN {
+		return
+	}
 	var ka, kb []byte
 	start := 0
 	for i := 1; i <= len(calls); i++ {
