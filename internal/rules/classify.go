@@ -163,7 +163,7 @@ func (c *Compiled) Classify(b Budgets, tr *triage.Trace, opts ...Option) triage.
 	if nFired+nSec > 0 {
 		var labels []string
 		if r.buf != nil && nFired+nSec <= len(r.buf.labels) {
-			labels = r.buf.labels[:0:nFired+nSec]
+			labels = r.buf.labels[: 0 : nFired+nSec]
 		} else {
 			labels = make([]string, 0, nFired+nSec)
 		}
