@@ -133,11 +133,20 @@ func (b *base) fit(raw string, avail int) (text string, cut bool) {
 		}
 		raw, cut = raw[:limit], true
 	}
-	text = expandTabs(triage.Sanitize(raw), b.tabWidth)
+	text = expandTabs(oneLine(triage.Sanitize(raw)), b.tabWidth)
 	if cut || ansi.StringWidth(text) > avail {
 		return ansi.Truncate(text, avail-1, ""), true
 	}
 	return text, false
+}
+
+// oneLine shows newlines inside what must be one row (a role, a tool name,
+// unparsable arguments) as "␤", so a row never spills into the next.
+func oneLine(s string) string {
+	if strings.IndexByte(s, '\n') < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", "␤")
 }
 
 func isRuneStart(c byte) bool { return c&0xc0 != 0x80 }
@@ -281,7 +290,7 @@ type seg struct {
 func (b *base) segments(fill lipgloss.Style, segs ...seg) string {
 	var sb strings.Builder
 	for _, s := range segs {
-		sb.WriteString(s.st.Render(expandTabs(triage.Sanitize(s.text), b.tabWidth)))
+		sb.WriteString(s.st.Render(expandTabs(oneLine(triage.Sanitize(s.text)), b.tabWidth)))
 	}
 	out := sb.String()
 	w := ansi.StringWidth(out)

@@ -2,6 +2,8 @@ package diffview
 
 import (
 	"path"
+	"strings"
+	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -9,18 +11,19 @@ import (
 	"github.com/charmbracelet/lipgloss"
 )
 
-// highlighter colours single lines with chroma. Lexer lookups are
-// memoized by file extension, because lexers.Match walks every registered
-// lexer's globs and would otherwise run once per drawn line. Lines are
-// highlighted one at a time (a multi-line string or comment loses its
-// colour after the first line); that is the price of drawing only what is
-// visible.
+// highlighter colours single lines with chroma, memoizing the chroma
+// style and the lipgloss style of each token type. Lines are highlighted
+// one at a time (a multi-line string or comment loses its colour after its
+// first line); that is the price of drawing only what is visible.
 type highlighter struct {
-	lexers    map[string]chroma.Lexer
 	style     *chroma.Style
 	styleName string
 	tok       map[tokKey]lipgloss.Style
 }
+
+// maxNameLen is the longest file name looked up for a lexer: no real one
+// is longer, and glob matching grows with the name.
+const maxNameLen = 255
 
 type tokKey struct {
 	tt     chroma.TokenType
@@ -32,24 +35,45 @@ func (h *highlighter) reset() {
 	clear(h.tok)
 }
 
-// lexer returns the memoized lexer for a file path, or nil.
+// lexerMemo holds lexer lookups for every renderer in the process. It
+// is the package's one piece of shared state, on purpose: lexers.Match
+// globs every pattern of every registered lexer and costs 1 to 10 ms a
+// call, its answer for a name never changes, and a reviewer opens one
+// trace after another. Entries are capped so hostile names cannot grow it.
+var lexerMemo = struct {
+	sync.Mutex
+	m map[string]chroma.Lexer
+}{m: make(map[string]chroma.Lexer)}
+
+const maxLexerMemo = 1024
+
+// lexer returns the lexer for a file path, or nil. Files are matched by
+// extension (as "file.ext", so every file with one extension shares one
+// lookup) and extensionless files (Makefile, Dockerfile) by name.
 func (h *highlighter) lexer(p string) chroma.Lexer {
 	base := path.Base(p)
-	key := path.Ext(base)
-	if key == "" {
+	key := strings.ToLower(path.Ext(base))
+	if key == "" || key == base {
 		key = base
+	} else {
+		key = "file" + key
 	}
-	if l, ok := h.lexers[key]; ok {
+	if len(key) > maxNameLen {
+		return nil
+	}
+	lexerMemo.Lock()
+	defer lexerMemo.Unlock()
+	if l, ok := lexerMemo.m[key]; ok {
 		return l
 	}
-	if h.lexers == nil {
-		h.lexers = make(map[string]chroma.Lexer)
+	if len(lexerMemo.m) >= maxLexerMemo {
+		return nil
 	}
-	l := lexers.Match(base)
+	l := lexers.Match(key)
 	if l != nil {
 		l = chroma.Coalesce(l)
 	}
-	h.lexers[key] = l
+	lexerMemo.m[key] = l
 	return l
 }
 

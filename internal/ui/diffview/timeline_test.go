@@ -196,3 +196,22 @@ func TestClassify(t *testing.T) {
 		require.Equal(t, tt.want, Classify(tt.line), tt.line)
 	}
 }
+
+func FuzzTimeline(f *testing.F) {
+	f.Add("out\x1b[2J\n\tline 2\n", "err\r\n", `{"a": [1, "x"]}`, 80, 2)
+	f.Add("", "", "not json", 1, 0)
+	f.Fuzz(func(t *testing.T, out, errText, args string, w, fold int) {
+		w = ((w % 300) + 300) % 300
+		calls := []triage.ToolCall{
+			{Name: "t", Args: []byte(args), Output: out, Error: errText},
+			{Name: "t", Args: []byte(args), Output: out},
+		}
+		msgs := []triage.Message{{Role: out, Content: errText}}
+		tl := NewTimeline(msgs, calls).Width(w).Style(testStyle(profiles[1].p)).Fold(fold % 50).Marks([]string{"x"}).Query("a")
+		lines := tl.Lines(0, 500)
+		if w > 0 {
+			requireSafeOutput(t, lines, w)
+		}
+		_ = tl.Search("x")
+	})
+}
