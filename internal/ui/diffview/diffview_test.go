@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -217,4 +218,16 @@ func FuzzDiff(f *testing.F) {
 		_ = d.Search("x")
 		_ = d.RowFor("x", 1)
 	})
+}
+
+func TestStyleDegrades(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "github-dark", testStyle(termenv.ANSI256).Chroma)
+	require.Empty(t, testStyle(termenv.ANSI).Chroma, "no syntax colours on 16-colour terminals")
+	require.Empty(t, testStyle(termenv.Ascii).Chroma)
+	ascii := sampleDiffView(testStyle(termenv.Ascii), 80).RenderRange(0, 100)
+	require.NotContains(t, ascii, "\x1b", "NO_COLOR output has no escape codes")
+	ansi := sampleDiffView(testStyle(termenv.ANSI), 80).RenderRange(0, 100)
+	require.Contains(t, ansi, "\x1b[42m", "added lines keep a green background on 16 colours")
+	requireSafeOutput(t, strings.Split(ansi, "\n"), 80)
 }
