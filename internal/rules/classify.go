@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,7 +35,7 @@ type run struct {
 	nEv       [nRules + 1]int // the last counts LEAKED evidence
 	ev        []triage.Evidence
 	buf       *verdictBuf
-	unFix     [nRules]triage.Evidence
+	unWhy     [nRules]string
 	nUn       int
 	files     []triage.FileDiff
 	filesDone bool
@@ -66,7 +67,7 @@ func (r *run) unevaluated(rule int, why string) {
 		return
 	}
 	r.uneval[rule] = true
-	r.unFix[r.nUn] = triage.Evidence{Rule: ruleCodes[rule], Message: why, ToolCall: -1}
+	r.unWhy[rule] = why
 	r.nUn++
 }
 
@@ -81,7 +82,12 @@ func (r *run) collect() (ev, un []triage.Evidence) {
 	if all == nil {
 		all = make([]triage.Evidence, 0, r.nUn)
 	}
-	all = append(all, r.unFix[:r.nUn]...)
+	all = slices.Grow(all, r.nUn)
+	for i := range nRules {
+		if r.uneval[i] {
+			all = append(all, triage.Evidence{Rule: ruleCodes[i], Message: r.unWhy[i], ToolCall: -1})
+		}
+	}
 	if r.nUn == 0 {
 		return all, nil
 	}
