@@ -17,7 +17,7 @@ func newCardCmd(a *app) *cobra.Command {
 		Use:   "card",
 		Short: "Freeze a run's controls, export and verify benchmark cards",
 	}
-	cmd.AddCommand(newCardInitCmd(a))
+	cmd.AddCommand(newCardInitCmd(a), newCardExportCmd(a), newCardVerifyCmd(a))
 	return cmd
 }
 

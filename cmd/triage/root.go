@@ -49,6 +49,7 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	dbPath         string
+	taxonomyPath   string
 	// isTerminal says whether a stream is a terminal; tests replace it.
 	isTerminal func(w any) bool
 }
@@ -119,6 +120,7 @@ Start with:  triage demo`,
 		def = "triage.db"
 	}
 	root.PersistentFlags().StringVar(&a.dbPath, "db", def, "store file (default $TRIAGE_DB or triage.db)")
+	root.PersistentFlags().StringVar(&a.taxonomyPath, "taxonomy", "", "taxonomy file (TOML, YAML or JSON; default $TRIAGE_TAXONOMY or the seed's eight classes)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitErr{code: exitUsage, err: err}
 	})
@@ -127,6 +129,15 @@ Start with:  triage demo`,
 		newRejectsCmd(a),
 		newTracesCmd(a),
 		newCardCmd(a),
+		newRulesCmd(a),
+		newReviewCmd(a),
+		newPackCmd(a),
+		newDemoCmd(a),
+		newReportCmd(a),
+		newCompareCmd(a),
+		newSliceCmd(a),
+		newAgreeCmd(a),
+		newLabelsCmd(a),
 	)
 	return root
 }

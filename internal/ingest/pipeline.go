@@ -176,7 +176,7 @@ func splitLines(ctx context.Context, r io.Reader, send func(*batch) bool) error 
 			if err == io.EOF {
 				return nil
 			}
-			return err
+			return &ReadError{Line: lineNo, Err: err}
 		}
 		lineNo++
 		var line []byte

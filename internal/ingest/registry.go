@@ -264,4 +264,4 @@ func Decode(ctx context.Context, in *Input, format string, opts Options, emit fu
 }
 
 // harnessFormats is where the agent-harness adapters plug in.
-func harnessFormats() []Format { return nil }
+func harnessFormats() []Format { return HarnessFormats() }

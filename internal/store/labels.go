@@ -44,13 +44,13 @@ func ExtKey(contentHash string, e *triage.LabelEvent) string {
 func (s *DB) appendLabel(ctx context.Context, q querier, e *triage.LabelEvent) (bool, error) {
 	sec, _ := json.Marshal(nonNil(e.Secondary))
 	var verdict any
-	var decision, reason, rulesV string
+	var decision, reason, rulesV, outcome string
 	if e.Verdict != nil {
 		b, err := json.Marshal(e.Verdict)
 		if err != nil {
 			return false, err
 		}
-		verdict, decision, reason, rulesV = string(b), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion
+		verdict, decision, reason, rulesV, outcome = string(b), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
 	}
 	var ext any
 	if e.Kind != triage.KindRule {
@@ -60,9 +60,9 @@ func (s *DB) appendLabel(ctx context.Context, q querier, e *triage.LabelEvent) (
 		}
 		ext = ExtKey(hash, e)
 	}
-	res, err := q.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, verdict, slice, created_at, ext_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) DO NOTHING`,
-		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, rulesV, decision, reason, verdict, e.Slice,
+	res, err := q.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at, ext_key)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) DO NOTHING`,
+		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, rulesV, decision, reason, outcome, verdict, e.Slice,
 		e.CreatedAt.UTC().Format(time.RFC3339Nano), ext)
 	if err != nil {
 		return false, mapErr(err)
@@ -82,12 +82,12 @@ func nonNil(s []string) []string {
 	return s
 }
 
-const eventCols = `id, trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, slice, created_at`
+const eventCols = `id, trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, slice, created_at`
 
 func scanEvent(r scanner) (triage.LabelEvent, error) {
 	var e triage.LabelEvent
-	var kind, sec, rulesV, decision, reason, created string
-	if err := r.Scan(&e.ID, &e.TraceID, &e.Actor, &kind, &e.Primary, &sec, &e.Note, &e.TaxonomyVersion, &rulesV, &decision, &reason, &e.Slice, &created); err != nil {
+	var kind, sec, rulesV, decision, reason, outcome, created string
+	if err := r.Scan(&e.ID, &e.TraceID, &e.Actor, &kind, &e.Primary, &sec, &e.Note, &e.TaxonomyVersion, &rulesV, &decision, &reason, &outcome, &e.Slice, &created); err != nil {
 		return e, err
 	}
 	e.Kind = triage.LabelKind(kind)
@@ -95,7 +95,7 @@ func scanEvent(r scanner) (triage.LabelEvent, error) {
 	e.CreatedAt = parseStamp(created)
 	if e.Kind == triage.KindRule {
 		e.Verdict = &triage.Verdict{Primary: e.Primary, Secondary: e.Secondary, Decision: triage.Decision(decision), Reason: reason,
-			TaxonomyVersion: e.TaxonomyVersion, RulesVersion: rulesV}
+			Outcome: triage.Outcome(outcome), TaxonomyVersion: e.TaxonomyVersion, RulesVersion: rulesV}
 	}
 	return e, nil
 }
@@ -223,8 +223,8 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	if err != nil {
 		return 0, err
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, verdict, slice, created_at)
-		VALUES (?,?,'rule',?,?,'',?,?,?,?,?,'',?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at)
+		VALUES (?,?,'rule',?,?,'',?,?,?,?,?,?,'',?)`)
 	if err != nil {
 		return 0, mapErr(err)
 	}
@@ -251,7 +251,7 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 				return n, err
 			}
 			sec, _ := json.Marshal(nonNil(v.Secondary))
-			if _, err := ins.ExecContext(ctx, e.TraceID, e.Actor, v.Primary, string(sec), v.TaxonomyVersion, v.RulesVersion, string(v.Decision), v.Reason, string(body), stamp); err != nil {
+			if _, err := ins.ExecContext(ctx, e.TraceID, e.Actor, v.Primary, string(sec), v.TaxonomyVersion, v.RulesVersion, string(v.Decision), v.Reason, string(v.Outcome), string(body), stamp); err != nil {
 				return n, mapErr(err)
 			}
 			n++
@@ -297,6 +297,79 @@ func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error
 			return nil, mapErr(err)
 		}
 		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// AppendLabels stores many label events in one transaction (labels
+// import) and reports how many were new; events already present (same
+// external key) are skipped, so importing twice changes nothing.
+func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	defer tx.Rollback()
+	n := 0
+	for i := range events {
+		e := &events[i]
+		if e.CreatedAt.IsZero() {
+			e.CreatedAt = s.Now()
+		}
+		added, err := s.appendLabel(ctx, tx, e)
+		if err != nil {
+			return 0, err
+		}
+		if added {
+			n++
+		}
+	}
+	return n, mapErr(tx.Commit())
+}
+
+// ExportedEvent is a human-side label event with its trace's identity,
+// for moving labels between stores.
+type ExportedEvent struct {
+	Event       triage.LabelEvent
+	RunID       string
+	TaskID      string
+	Seed        int
+	ContentHash string
+}
+
+// HumanEvents lists every non-rule event (human, skip, undo,
+// adjudication) in time order; reviewer and slice filter when set.
+func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]ExportedEvent, error) {
+	q := `SELECT e.id, e.trace_id, e.actor, e.kind, e.primary_label, e.secondary, e.note, e.taxonomy_version, e.rules_version, e.decision, e.reason, e.outcome, e.slice, e.created_at,
+		t.run_id, t.task_id, t.seed, t.content_hash
+		FROM label_events e JOIN traces t ON t.id = e.trace_id WHERE e.kind != 'rule'`
+	var args []any
+	if reviewer != "" {
+		q += ` AND e.actor = ?`
+		args = append(args, reviewer)
+	}
+	if slice != "" {
+		q += ` AND e.trace_id IN (SELECT trace_id FROM slice_items WHERE slice = ?)`
+		args = append(args, slice)
+	}
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY e.id`, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []ExportedEvent
+	for rows.Next() {
+		var x ExportedEvent
+		var kind, sec, rulesV, decision, reason, outcome, created string
+		e := &x.Event
+		if err := rows.Scan(&e.ID, &e.TraceID, &e.Actor, &kind, &e.Primary, &sec, &e.Note, &e.TaxonomyVersion, &rulesV, &decision, &reason, &outcome, &e.Slice, &created,
+			&x.RunID, &x.TaskID, &x.Seed, &x.ContentHash); err != nil {
+			return nil, mapErr(err)
+		}
+		e.Kind = triage.LabelKind(kind)
+		_ = json.Unmarshal([]byte(sec), &e.Secondary)
+		e.CreatedAt = parseStamp(created)
+		out = append(out, x)
 	}
 	return out, mapErr(rows.Err())
 }

@@ -219,3 +219,7 @@ func placeholders(n int) string {
 }
 
 var _ = strconv.Itoa
+
+type nullF struct{ sql.NullFloat64 }
+
+func (n nullF) ptr() *float64 { return floatPtr(n.NullFloat64) }

@@ -72,6 +72,7 @@ CREATE TABLE label_events (
     rules_version    TEXT NOT NULL DEFAULT '',
     decision         TEXT NOT NULL DEFAULT '',
     reason           TEXT NOT NULL DEFAULT '',
+    outcome          TEXT NOT NULL DEFAULT '',
     verdict          TEXT,
     slice            TEXT NOT NULL DEFAULT '',
     created_at       TEXT NOT NULL,

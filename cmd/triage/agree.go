@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/agreement"
+	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+type agreeOpts struct {
+	ratings, categories string
+	asJSON              bool
+	resamples           int
+	seed                uint64
+}
+
+func newAgreeCmd(a *app) *cobra.Command {
+	var o agreeOpts
+	cmd := &cobra.Command{
+		Use:   "agree SLICE | --ratings FILE",
+		Short: "Inter-rater agreement on a slice (or a ratings file) and the taxonomy's trust verdict",
+		Long: `Compute agreement between reviewers: percent agreement, Cohen's kappa and Scott's pi
+(two raters), Fleiss' kappa (complete designs), Krippendorff's alpha (nominal, missing
+data allowed) with a 95% bootstrap interval, Gwet's AC1, per-class figures, the confusion
+matrix and the most confused pairs, and agreement on secondary tags.
+
+On a slice, the trust verdict is stored with the taxonomy version: trusted when alpha is at
+least 0.800 on at least 20 doubly-rated units with the interval's lower bound at least
+0.667; tentative from 0.667; untrusted below; insufficient with too few units.
+
+--ratings reads long-form CSV (unit,rater,label[,tags]) or JSONL ({"unit","rater","label"}).`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (len(args) == 1) == (o.ratings != "") {
+				return usageErr("agree needs exactly one of SLICE or --ratings FILE")
+			}
+			if o.ratings != "" {
+				return a.runAgreeFile(o)
+			}
+			return a.runAgreeSlice(cmd.Context(), args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.ratings, "ratings", "", "long-form ratings file (CSV or JSONL)")
+	f.StringVar(&o.categories, "categories", "", "declare the category set, comma-separated (Gwet's AC1 depends on it)")
+	f.BoolVar(&o.asJSON, "json", false, "print JSON")
+	f.IntVar(&o.resamples, "resamples", agreement.DefaultResamples, "bootstrap resamples for alpha's interval")
+	f.Uint64Var(&o.seed, "seed", 1, "bootstrap seed")
+	return cmd
+}
+
+func (o agreeOpts) options() agreement.Options {
+	opt := agreement.Options{Resamples: o.resamples, Seed: o.seed}
+	if o.categories != "" {
+		for _, c := range strings.Split(o.categories, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				opt.Categories = append(opt.Categories, c)
+			}
+		}
+	}
+	return opt
+}
+
+func (a *app) runAgreeFile(o agreeOpts) error {
+	f, err := os.Open(o.ratings)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rs, err := agreement.ParseRatings(f, o.ratings)
+	if err != nil {
+		return err
+	}
+	rep, err := agreement.Compute(rs, o.options())
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.ratings, err)
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, rep)
+	}
+	return agreement.WriteText(a.stdout, rep)
+}
+
+// sliceRatings turns the slice's live human labels into ratings.
+func (a *app) runAgreeSlice(ctx context.Context, name string, o agreeOpts) error {
+	tax, err := a.taxonomy()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sl, err := db.Slice(ctx, name)
+	if err != nil {
+		return err
+	}
+	states, err := db.LabelStates(ctx, sl.RunID)
+	if err != nil {
+		return err
+	}
+	var rs []agreement.Rating
+	for _, id := range sl.Items {
+		st := states[id]
+		if st == nil {
+			continue
+		}
+		s, err := db.Summary(ctx, id)
+		if err != nil {
+			return err
+		}
+		for actor, e := range st.Humans {
+			if e.Kind != triage.KindHuman || e.Primary == "" {
+				continue
+			}
+			rs = append(rs, agreement.Rating{Unit: s.Key(), Rater: actor, Label: e.Primary, Tags: e.Secondary, HasTags: true})
+		}
+	}
+	if len(rs) == 0 {
+		return fmt.Errorf("slice %s has no human labels yet: two reviewers run 'triage review --slice %s --reviewer NAME'", name, name)
+	}
+	opt := o.options()
+	if len(opt.Categories) == 0 {
+		opt.Categories = tax.Codes()
+	}
+	rep, err := agreement.Compute(rs, opt)
+	if err != nil {
+		return fmt.Errorf("slice %s: %w", name, err)
+	}
+	var alpha, lo, hi *float64
+	if rep.KrippendorffAlpha.OK {
+		v := rep.KrippendorffAlpha.V
+		alpha = &v
+	}
+	if ci := rep.AlphaCI95; ci != nil && ci.Lo.OK && ci.Hi.OK {
+		l, h := ci.Lo.V, ci.Hi.V
+		lo, hi = &l, &h
+	}
+	reasons, _ := json.Marshal(rep.Verdict.Reasons)
+	if err := db.SaveTrust(ctx, tax.Version, name, string(rep.Verdict.Status), alpha, lo, hi, rep.NPairableUnits, string(reasons)); err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(a.stdout, rep)
+	}
+	fmt.Fprintf(a.stdout, "slice %s, taxonomy %s\n\n", triage.Sanitize(name), rules.ShortVersion(tax.Version))
+	return agreement.WriteText(a.stdout, rep)
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/triage-dev/triage/internal/pack"
+	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// taxonomy loads the team's taxonomy (--taxonomy or $TRIAGE_TAXONOMY) or
+// the seed's default, with its version filled in.
+func (a *app) taxonomy() (*triage.Taxonomy, error) {
+	path := a.taxonomyPath
+	if path == "" {
+		path = os.Getenv("TRIAGE_TAXONOMY")
+	}
+	if path == "" {
+		t := rules.DefaultTaxonomy()
+		t.Version = rules.Version(t)
+		return t, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("taxonomy: %w", err)
+	}
+	format, err := rules.FormatFromName(path)
+	if err != nil {
+		return nil, fmt.Errorf("taxonomy %s: %w", path, err)
+	}
+	t, err := rules.ParseTaxonomy(data, format)
+	if err != nil {
+		return nil, fmt.Errorf("taxonomy %s: %w", path, err)
+	}
+	t.Version = rules.Version(t)
+	return t, nil
+}
+
+// packs loads each run's task pack once, from the directory its controls
+// recorded (or --pack), so the rules see the task's spec and allowlist.
+type packs struct {
+	override string
+	mu       sync.Mutex
+	byDir    map[string]*triage.Pack
+	problems map[string]int
+}
+
+func (p *packs) forRun(ctx context.Context, db *store.DB, run string) (*triage.Pack, triage.Controls, error) {
+	c, _, err := db.Controls(ctx, run)
+	if err != nil {
+		return nil, c, err
+	}
+	dir := p.override
+	if dir == "" {
+		dir = c.PackDir
+	}
+	if dir == "" {
+		return nil, c, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pk, ok := p.byDir[dir]; ok {
+		return pk, c, nil
+	}
+	pk, probs, err := loadPack(dir)
+	if err != nil {
+		return nil, c, fmt.Errorf("run %s: task pack %s: %w", run, dir, err)
+	}
+	if p.byDir == nil {
+		p.byDir, p.problems = map[string]*triage.Pack{}, map[string]int{}
+	}
+	p.byDir[dir] = pk
+	p.problems[dir] = pack.Errors(probs)
+	return pk, c, nil
+}
+
+// loadPack loads a pack from disk, or the embedded sample for the
+// pseudo-directory "sample:" that the demo records.
+func loadPack(dir string) (*triage.Pack, []pack.Problem, error) {
+	if dir == samplePackDir {
+		return loadSamplePack()
+	}
+	return pack.Load(dir)
+}

@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// labelRow is one exchanged label event: DESIGN §4's keys plus the
+// trace's content hash, which the importing store checks.
+type labelRow struct {
+	RunID           string    `json:"run_id"`
+	TaskID          string    `json:"task_id"`
+	Seed            int       `json:"seed"`
+	ContentHash     string    `json:"content_hash"`
+	Reviewer        string    `json:"reviewer"`
+	Kind            string    `json:"kind"`
+	Primary         string    `json:"primary"`
+	Secondary       []string  `json:"secondary"`
+	Note            string    `json:"note"`
+	Slice           string    `json:"slice,omitempty"`
+	TaxonomyVersion string    `json:"taxonomy_version"`
+	CreatedAt       time.Time `json:"created_at"`
+}
+
+func newLabelsCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "labels",
+		Short: "Move reviewers' labels between stores, losslessly and idempotently",
+	}
+	var reviewer, slice string
+	export := &cobra.Command{
+		Use:   "export [--reviewer A] [--slice NAME]",
+		Short: "Write human and adjudication label events as JSONL (undo and skip included)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runLabelsExport(cmd.Context(), reviewer, slice)
+		},
+	}
+	export.Flags().StringVar(&reviewer, "reviewer", "", "only this reviewer's events")
+	export.Flags().StringVar(&slice, "slice", "", "only events on this slice's traces")
+	export.Flags().Bool("json", true, "JSONL output (the only format; accepted for symmetry)")
+	imp := &cobra.Command{
+		Use:   "import FILE | -",
+		Short: "Read label events exported by another store; each trace is matched by run, task, seed and content hash",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runLabelsImport(cmd.Context(), args[0])
+		},
+	}
+	cmd.AddCommand(export, imp)
+	return cmd
+}
+
+func (a *app) runLabelsExport(ctx context.Context, reviewer, slice string) error {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	evs, err := db.HumanEvents(ctx, reviewer, slice)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(a.stdout)
+	enc := json.NewEncoder(w)
+	for _, x := range evs {
+		e := x.Event
+		sec := e.Secondary
+		if sec == nil {
+			sec = []string{}
+		}
+		if err := enc.Encode(labelRow{RunID: x.RunID, TaskID: x.TaskID, Seed: x.Seed, ContentHash: x.ContentHash, Reviewer: e.Actor,
+			Kind: string(e.Kind), Primary: e.Primary, Secondary: sec, Note: e.Note, Slice: e.Slice, TaxonomyVersion: e.TaxonomyVersion,
+			CreatedAt: e.CreatedAt}); err != nil {
+			return err
+		}
+	}
+	return w.Flush()
+}
+
+func (a *app) runLabelsImport(ctx context.Context, path string) error {
+	var r io.Reader = a.stdin
+	name := "<stdin>"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r, name = f, path
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var events []triage.LabelEvent
+	var bad []string
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		e, err := a.labelEvent(ctx, db, b)
+		if err != nil {
+			bad = append(bad, fmt.Sprintf("%s:%d: %v", name, line, err))
+			continue
+		}
+		events = append(events, e)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	n, err := db.AppendLabels(ctx, events)
+	if err != nil {
+		return err
+	}
+	for _, b := range bad {
+		fmt.Fprintln(a.stderr, b)
+	}
+	fmt.Fprintf(a.stdout, "%d label events imported, %d already present, %d rejected\n", n, len(events)-n, len(bad))
+	if len(bad) > 0 {
+		return &exitErr{code: exitRejected}
+	}
+	return nil
+}
+
+func (a *app) labelEvent(ctx context.Context, db *store.DB, b []byte) (triage.LabelEvent, error) {
+	var row labelRow
+	if err := json.Unmarshal(b, &row); err != nil {
+		return triage.LabelEvent{}, fmt.Errorf("invalid label row: %v", err)
+	}
+	switch triage.LabelKind(row.Kind) {
+	case triage.KindHuman, triage.KindAdjudication, triage.KindSkip, triage.KindUndo:
+	default:
+		return triage.LabelEvent{}, fmt.Errorf("kind %q: want human, adjudication, skip or undo", row.Kind)
+	}
+	if row.Reviewer == "" {
+		return triage.LabelEvent{}, errors.New("reviewer: missing")
+	}
+	if row.CreatedAt.IsZero() {
+		return triage.LabelEvent{}, errors.New("created_at: missing (labels keep their time)")
+	}
+	id, err := db.FindTrace(ctx, row.RunID, row.TaskID, row.Seed)
+	if err != nil {
+		return triage.LabelEvent{}, err
+	}
+	s, err := db.Summary(ctx, id)
+	if err != nil {
+		return triage.LabelEvent{}, err
+	}
+	if row.ContentHash != "" && row.ContentHash != s.ContentHash {
+		return triage.LabelEvent{}, fmt.Errorf("%s: content hash %s… differs from this store's %s…: the trace labelled is not the one here",
+			s.Key(), short(row.ContentHash), short(s.ContentHash))
+	}
+	return triage.LabelEvent{TraceID: id, Actor: row.Reviewer, Kind: triage.LabelKind(row.Kind), Primary: row.Primary, Secondary: row.Secondary,
+		Note: row.Note, Slice: row.Slice, TaxonomyVersion: row.TaxonomyVersion, CreatedAt: row.CreatedAt}, nil
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/card"
+	"github.com/triage-dev/triage/internal/pack"
+	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// cardInput gathers a run's traces, final labels, controls and agreement
+// for package card. forCard applies the card's precedence (only certain
+// rule verdicts count); otherwise every trace counts by its current label.
+func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *triage.Taxonomy) (card.Input, error) {
+	in := card.Input{Taxonomy: tax, RulesVersion: rules.RulesVersion}
+	if run != "" {
+		c, _, err := db.Controls(ctx, run)
+		if err != nil {
+			return in, fmt.Errorf("run %q: %w", run, err)
+		}
+		in.Controls = c
+		if c.PackDir != "" {
+			if pk, _, err := loadPack(c.PackDir); err == nil {
+				in.NTasksInPack = len(pk.Tasks)
+			}
+		}
+	}
+	sums, err := db.Summaries(ctx, run)
+	if err != nil {
+		return in, err
+	}
+	states, err := db.LabelStates(ctx, run)
+	if err != nil {
+		return in, err
+	}
+	for _, s := range sums {
+		row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: s.Model, Agent: s.Agent, PromptID: s.PromptID,
+			ExitCode: s.ExitCode, Outcome: s.Outcome, Tokens: s.Tokens, CostUSD: s.CostUSD, WallS: s.WallS}
+		st := states[s.ID]
+		f := triage.Resolve(st)
+		row.Primary, row.Secondary, row.Source, row.Decision, row.Leftover = f.Primary, f.Secondary, f.Source, f.Decision, f.Unresolved
+		if st != nil && st.Rule != nil && st.Rule.Verdict != nil {
+			v := st.Rule.Verdict
+			if v.Outcome != "" {
+				row.Outcome = v.Outcome
+			}
+			row.Leaked = slices.Contains(v.Secondary, triage.TagLeaked)
+		}
+		if slices.Contains(row.Secondary, triage.TagLeaked) {
+			row.Leaked = true
+		}
+		in.Traces = append(in.Traces, row)
+	}
+	if t, err := db.LatestTrust(ctx, tax.Version); err == nil {
+		in.TaxonomyTrusted = t.Status
+		ag := &card.AgreementSummary{Slice: t.Slice, Units: t.Units, Alpha: t.Alpha, Verdict: t.Status}
+		if t.CILo != nil && t.CIHi != nil {
+			ag.CI95 = &[2]float64{*t.CILo, *t.CIHi}
+		}
+		_ = json.Unmarshal([]byte(t.Reasons), &ag.Reasons)
+		in.Agreement = ag
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return in, err
+	}
+	return in, nil
+}
+
+func newCardExportCmd(a *app) *cobra.Command {
+	var run, out string
+	var opts card.Options
+	cmd := &cobra.Command{
+		Use:   "export --run R [--out card.json]",
+		Short: "Export the run's adjudicated benchmark card (the seed's keys, in order)",
+		Long: `Export the benchmark card of seed 000, counted from final labels: adjudicated, then
+agreed human, then single human, then certain rule verdicts. Refused with a reason when
+the run has no traces, a control is missing, leftovers are unresolved or the taxonomy
+is not trusted (see --allow-unresolved and --allow-untrusted, which the card then states).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runCardExport(cmd.Context(), run, out, opts)
+		},
+	}
+	cmd.Flags().StringVar(&run, "run", "", "run to publish (required)")
+	cmd.Flags().StringVar(&out, "out", "", "write the card to this file instead of stdout")
+	cmd.Flags().BoolVar(&opts.AllowUnresolved, "allow-unresolved", false, "count unresolved leftovers under \"unresolved\" instead of refusing")
+	cmd.Flags().BoolVar(&opts.AllowUntrusted, "allow-untrusted", false, "export with \"taxonomy_trusted\": false instead of refusing")
+	_ = cmd.MarkFlagRequired("run")
+	return cmd
+}
+
+func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Options) error {
+	tax, err := a.taxonomy()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	in, err := a.cardInput(ctx, db, run, tax)
+	if err != nil {
+		return err
+	}
+	c, err := card.Build(in, opts)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if out == "" {
+		_, err = a.stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "card written to %s\n", out)
+	return nil
+}
+
+func newCardVerifyCmd(a *app) *cobra.Command {
+	var packDir string
+	cmd := &cobra.Command{
+		Use:   "verify CARD.json --pack DIR",
+		Short: "Recompute the dataset hash and check the card's derived fields against its counts",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			h := ""
+			if packDir != "" {
+				if h, err = pack.Hash(packDir); err != nil {
+					return err
+				}
+			}
+			probs := card.Verify(data, h)
+			for _, p := range probs {
+				fmt.Fprintln(a.stdout, p.String())
+			}
+			if len(probs) > 0 {
+				return &exitErr{code: exitError, err: fmt.Errorf("%s: %d problems", args[0], len(probs))}
+			}
+			fmt.Fprintf(a.stdout, "%s: ok", args[0])
+			if h != "" {
+				fmt.Fprintf(a.stdout, " (dataset_sha256 %s matches)", h)
+			}
+			fmt.Fprintln(a.stdout)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&packDir, "pack", "", "task pack whose hash the card must carry")
+	return cmd
+}
+
+func newReportCmd(a *app) *cobra.Command {
+	var run, format, out string
+	var width int
+	cmd := &cobra.Command{
+		Use:   "report [--run R] [--format text|md|json|html]",
+		Short: "The failure mix, both pass rates, the per-task grid, typed outcomes and costs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+				format = "json"
+			}
+			return a.runReport(cmd.Context(), run, format, out, width)
+		},
+	}
+	cmd.Flags().StringVar(&run, "run", "", "only this run")
+	cmd.Flags().StringVar(&format, "format", "text", "text, md, json or html")
+	cmd.Flags().Bool("json", false, "same as --format json")
+	cmd.Flags().StringVar(&out, "out", "", "write to this file instead of stdout")
+	cmd.Flags().IntVar(&width, "width", 0, "text width (default: the terminal's, or 100)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "md", "json", "html"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (a *app) runReport(ctx context.Context, run, format, out string, width int) error {
+	tax, err := a.taxonomy()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	in, err := a.cardInput(ctx, db, run, tax)
+	if err != nil {
+		return err
+	}
+	r := card.Report(in)
+	var w io.Writer = a.stdout
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	switch format {
+	case "text", "":
+		if width <= 0 {
+			width = terminalWidth(a.stdout, 100)
+		}
+		return card.WriteText(w, r, width, out == "" && a.isTerminal(a.stdout) && os.Getenv("NO_COLOR") == "")
+	case "md", "markdown":
+		return card.WriteMarkdown(w, r)
+	case "json":
+		return card.WriteJSON(w, r)
+	case "html":
+		return card.WriteHTML(w, r)
+	}
+	return usageErr("--format %q: want text, md, json or html", format)
+}
+
+func newCompareCmd(a *app) *cobra.Command {
+	var force, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "compare A B",
+		Short: "What changed between two cards or two runs: controls, class deltas, flipped task cells, noise floor",
+		Long: `Compare two card files (card export) or two runs in the store. When the dataset hashes
+differ, B is a new benchmark and a like-for-like comparison is refused unless --force.
+For two runs of one configuration, the flipped pass^k cells are the noise floor.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runCompare(cmd.Context(), args[0], args[1], force, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "compare even when the dataset hashes differ")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (a *app) runCompare(ctx context.Context, x, y string, force, asJSON bool) error {
+	var cmp *card.Comparison
+	opts := card.CompareOptions{Force: force}
+	if isFile(x) && isFile(y) {
+		ca, err := readCard(x)
+		if err != nil {
+			return err
+		}
+		cb, err := readCard(y)
+		if err != nil {
+			return err
+		}
+		if cmp, err = card.Compare(ca, cb, opts); err != nil {
+			return err
+		}
+	} else {
+		tax, err := a.taxonomy()
+		if err != nil {
+			return err
+		}
+		db, err := a.openStore(ctx)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		ia, err := a.cardInput(ctx, db, x, tax)
+		if err != nil {
+			return err
+		}
+		ib, err := a.cardInput(ctx, db, y, tax)
+		if err != nil {
+			return err
+		}
+		if cmp, err = card.CompareInputs(ia, ib, opts); err != nil {
+			return err
+		}
+	}
+	if asJSON {
+		return card.WriteCompareJSON(a.stdout, cmp)
+	}
+	return card.WriteCompareText(a.stdout, cmp)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+func readCard(path string) (*card.Card, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := card.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/ui"
+)
+
+type reviewOpts struct {
+	reviewer, run, slice, keys string
+	noMouse                    bool
+}
+
+func newReviewCmd(a *app) *cobra.Command {
+	var o reviewOpts
+	cmd := &cobra.Command{
+		Use:   "review --reviewer NAME [--run R] [--slice S]",
+		Short: "Review the rules' leftovers (or a held-out slice, blind) in the terminal UI",
+		Long: `Open the review screen over the traces the rules could not decide (or, with --slice,
+over a held-out slice's items, blind: neither the rules' verdict nor other reviewers'
+labels are shown). Digits 1-8 set the primary class, t tags, n a note, s skips, u undoes.
+Every change is stored at once. Press ? for every key.
+
+Key bindings can be changed in a TOML file given with --keys (or $TRIAGE_KEYS).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runReview(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.reviewer, "reviewer", os.Getenv("TRIAGE_REVIEWER"), "your name, recorded on every label (default $TRIAGE_REVIEWER)")
+	f.StringVar(&o.run, "run", "", "only this run's leftovers")
+	f.StringVar(&o.slice, "slice", "", "review this held-out slice, blind")
+	f.StringVar(&o.keys, "keys", os.Getenv("TRIAGE_KEYS"), "TOML file overriding key bindings")
+	f.BoolVar(&o.noMouse, "no-mouse", false, "do not capture the mouse (keeps the terminal's own selection)")
+	return cmd
+}
+
+func (a *app) runReview(ctx context.Context, o reviewOpts) error {
+	if o.reviewer == "" {
+		return usageErr("review needs --reviewer NAME (or $TRIAGE_REVIEWER): every label records who gave it")
+	}
+	tax, err := a.taxonomy()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if o.slice != "" {
+		if _, err := db.Slice(ctx, o.slice); err != nil {
+			return err
+		}
+	}
+	cfg := ui.Config{Reviewer: o.reviewer, RunID: o.run, Slice: o.slice, Blind: o.slice != "", Taxonomy: tax, Mouse: !o.noMouse}
+	if o.keys != "" {
+		data, err := os.ReadFile(o.keys)
+		if err != nil {
+			return fmt.Errorf("keys: %w", err)
+		}
+		km, err := ui.LoadKeyMap(data)
+		if err != nil {
+			return fmt.Errorf("keys %s: %w", o.keys, err)
+		}
+		cfg.KeyMap = &km
+	}
+	if !a.isTerminal(a.stdout) {
+		return errors.New("review needs a terminal (stdout is not one)")
+	}
+	return ui.Run(ctx, &uiStore{db: db, tax: tax}, cfg)
+}
+
+// uiStore adapts the SQLite store to the UI's own small interface.
+type uiStore struct {
+	db  *store.DB
+	tax *triage.Taxonomy
+	pk  packs
+}
+
+// Queue implements ui.Store.
+func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, error) {
+	var ids []int64
+	var sums map[int64]store.TraceSummary
+	if q.Slice != "" {
+		sl, err := s.db.Slice(ctx, q.Slice)
+		if err != nil {
+			return nil, err
+		}
+		ids = sl.Items
+	}
+	all, err := s.db.Summaries(ctx, q.RunID)
+	if err != nil {
+		return nil, err
+	}
+	sums = make(map[int64]store.TraceSummary, len(all))
+	for _, t := range all {
+		sums[t.ID] = t
+	}
+	states, err := s.db.LabelStates(ctx, q.RunID)
+	if err != nil {
+		return nil, err
+	}
+	if q.Slice == "" {
+		for _, t := range all {
+			st := states[t.ID]
+			if st == nil || st.Rule == nil || st.Rule.Verdict == nil || st.Rule.Verdict.Decision == triage.DecisionLeftover {
+				ids = append(ids, t.ID)
+			}
+		}
+	}
+	items := make([]ui.QueueItem, 0, len(ids))
+	for _, id := range ids {
+		t, ok := sums[id]
+		if !ok {
+			continue
+		}
+		it := ui.QueueItem{TraceID: id, RunID: t.RunID, TaskID: t.TaskID, Seed: t.Seed, Model: t.Model, Status: ui.StatusTodo}
+		st := states[id]
+		if st != nil && !q.Blind && st.Rule != nil && st.Rule.Verdict != nil {
+			it.Suggestion, it.Reason, it.Rules = st.Rule.Primary, st.Rule.Verdict.Reason, st.Rule.Secondary
+			if it.Suggestion != "" {
+				it.Rules = append([]string{it.Suggestion}, st.Rule.Secondary...)
+			}
+		} else if !q.Blind && (st == nil || st.Rule == nil) {
+			it.Reason = "the rules have not run on it"
+		}
+		if st != nil {
+			if h := st.Humans[q.Reviewer]; h != nil {
+				it.Primary, it.Secondary, it.Note, it.Status = h.Primary, h.Secondary, h.Note, ui.StatusLabelled
+			}
+		}
+		items = append(items, it)
+	}
+	if q.Slice == "" {
+		sort.SliceStable(items, func(i, j int) bool {
+			if items[i].RunID != items[j].RunID {
+				return items[i].RunID < items[j].RunID
+			}
+			if items[i].TaskID != items[j].TaskID {
+				return items[i].TaskID < items[j].TaskID
+			}
+			return items[i].Seed < items[j].Seed
+		})
+	}
+	return items, nil
+}
+
+// Trace implements ui.Store.
+func (s *uiStore) Trace(ctx context.Context, id int64) (*triage.Trace, error) {
+	return s.db.Trace(ctx, id)
+}
+
+// Verdict implements ui.Store.
+func (s *uiStore) Verdict(ctx context.Context, id int64) (*triage.Verdict, error) {
+	v, err := s.db.Verdict(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	return v, err
+}
+
+// Context implements ui.Store.
+func (s *uiStore) Context(ctx context.Context, runID, taskID string) (ui.TraceContext, error) {
+	pk, c, err := s.pk.forRun(ctx, s.db, runID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return ui.TraceContext{}, err
+	}
+	tc := ui.TraceContext{Task: pk.Task(taskID)}
+	if err == nil {
+		tc.Controls = &c
+	}
+	return tc, nil
+}
+
+// AppendLabel implements ui.Store.
+func (s *uiStore) AppendLabel(ctx context.Context, e triage.LabelEvent) (triage.LabelEvent, error) {
+	if e.TaxonomyVersion == "" {
+		e.TaxonomyVersion = s.tax.Version
+	}
+	return s.db.AppendLabel(ctx, e)
+}
+
+// History implements ui.Store.
+func (s *uiStore) History(ctx context.Context, traceID int64, actor string) ([]triage.LabelEvent, error) {
+	return s.db.History(ctx, traceID, actor)
+}

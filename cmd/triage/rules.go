@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+func newRulesCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "Label traces with the deterministic rules, and explain a verdict",
+	}
+	cmd.AddCommand(newRulesRunCmd(a), newRulesExplainCmd(a))
+	return cmd
+}
+
+func newRulesRunCmd(a *app) *cobra.Command {
+	var run, packDir string
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Label every trace that has no verdict under this taxonomy and rules version",
+		Long: `Run the rules (TIMEOUT, TOOL_LOOP, ASSUME_API, MISSING_ASK, SCOPE_SLIP, PASS_WEAK,
+PASS_CONTRACT, SCORER_RED, in the seed's order) over every trace not yet labelled under
+the current taxonomy and rules version. Verdicts under older versions are kept.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runRules(cmd.Context(), run, packDir, true)
+		},
+	}
+	cmd.Flags().StringVar(&run, "run", "", "only this run")
+	cmd.Flags().StringVar(&packDir, "pack", "", "task pack to use instead of the one recorded by card init")
+	return cmd
+}
+
+// labeller classifies stored rows on all cores, with the pack and budgets
+// of each row's run.
+type labeller struct {
+	a    *app
+	db   *store.DB
+	tax  *triage.Taxonomy
+	pk   packs
+	held map[int64]bool
+	mu   sync.Mutex
+	runs map[string]*runRules
+}
+
+type runRules struct {
+	pack    *triage.Pack
+	budgets rules.Budgets
+	byTask  sync.Map // task id → *rules.Compiled
+}
+
+func (l *labeller) forRun(ctx context.Context, run string) (*runRules, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if rr, ok := l.runs[run]; ok {
+		return rr, nil
+	}
+	pk, c, err := l.pk.forRun(ctx, l.db, run)
+	if err != nil {
+		return nil, err
+	}
+	rr := &runRules{pack: pk, budgets: rules.BudgetsFromControls(&c)}
+	l.runs[run] = rr
+	return rr, nil
+}
+
+func (rr *runRules) compiled(tax *triage.Taxonomy, task string) *rules.Compiled {
+	if c, ok := rr.byTask.Load(task); ok {
+		return c.(*rules.Compiled)
+	}
+	c := rules.Compile(tax, rr.pack.Task(task))
+	rr.byTask.Store(task, c)
+	return c
+}
+
+// prepare loads every run's pack and budgets before labelling starts:
+// during LabelPending the store's one connection is inside a transaction,
+// so the callback must not query the store.
+func (l *labeller) prepare(ctx context.Context) error {
+	runs, err := l.db.Runs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		if _, err := l.forRun(ctx, r.Controls.RunID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
+	for _, r := range rows {
+		if l.runs[r.RunID] == nil {
+			return nil, fmt.Errorf("trace %d: run %q appeared during labelling; run the rules again", r.ID, r.RunID)
+		}
+	}
+	events := make([]triage.LabelEvent, len(rows))
+	errs := make([]error, len(rows))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(rows); i += workers {
+				r := rows[i]
+				tr, err := l.db.Decode(r)
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				rr := l.runs[r.RunID]
+				var opts []rules.Option
+				if l.held[r.ID] {
+					opts = append(opts, rules.HeldOut)
+				}
+				v := rr.compiled(l.tax, tr.TaskID).Classify(rr.budgets, tr, opts...)
+				events[i] = triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
+					Primary: v.Primary, Secondary: v.Secondary, TaxonomyVersion: v.TaxonomyVersion, Verdict: &v}
+			}
+		}()
+	}
+	wg.Wait()
+	return events, errors.Join(errs...)
+}
+
+func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) error {
+	tax, err := a.taxonomy()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	held, err := db.HeldOut(ctx)
+	if err != nil {
+		return err
+	}
+	l := &labeller{a: a, db: db, tax: tax, pk: packs{override: packDir}, held: held, runs: map[string]*runRules{}}
+	if err := l.prepare(ctx); err != nil {
+		return err
+	}
+	start := time.Now()
+	n, err := db.LabelPending(ctx, run, tax.Version, rules.RulesVersion, l.label)
+	if err != nil {
+		return err
+	}
+	if verbose {
+		fmt.Fprintf(a.stdout, "%d traces labelled by the rules (taxonomy %s, rules v%s) in %s\n", n, rules.ShortVersion(tax.Version), rules.RulesVersion, time.Since(start).Round(time.Millisecond))
+		for _, rr := range l.runs {
+			if rr.pack == nil {
+				fmt.Fprintln(a.stderr, "note: no task pack for some runs (card init --pack): ASSUME_API, MISSING_ASK and SCOPE_SLIP could not be evaluated there")
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func newRulesExplainCmd(a *app) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "explain RUN/TASK#SEED | ID",
+		Short: "Show one trace's verdict with its evidence",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runExplain(cmd.Context(), args[0], asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verdict as JSON")
+	return cmd
+}
+
+// parseTraceRef reads RUN/TASK#SEED (seed defaults to 0) or a numeric id.
+func (a *app) findTrace(ctx context.Context, db *store.DB, ref string) (int64, error) {
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+		if _, err := db.Summary(ctx, id); err != nil {
+			return 0, fmt.Errorf("trace %d: %w", id, err)
+		}
+		return id, nil
+	}
+	run, rest, ok := strings.Cut(ref, "/")
+	if !ok || run == "" || rest == "" {
+		return 0, usageErr("trace %q: want RUN/TASK#SEED or a trace id", ref)
+	}
+	task, seedS, hasSeed := strings.Cut(rest, "#")
+	seed := 0
+	if hasSeed {
+		n, err := strconv.Atoi(seedS)
+		if err != nil || n < 0 {
+			return 0, usageErr("trace %q: seed %q is not a non-negative integer", ref, seedS)
+		}
+		seed = n
+	}
+	return db.FindTrace(ctx, run, task, seed)
+}
+
+func (a *app) runExplain(ctx context.Context, ref string, asJSON bool) error {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	id, err := a.findTrace(ctx, db, ref)
+	if err != nil {
+		return err
+	}
+	tr, err := db.Trace(ctx, id)
+	if err != nil {
+		return err
+	}
+	v, err := db.Verdict(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("%s has no verdict yet: run 'triage rules run'", tr.Key())
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(a.stdout, struct {
+			Trace   string          `json:"trace"`
+			Verdict *triage.Verdict `json:"verdict"`
+		}{tr.Key(), v})
+	}
+	return rules.WriteExplain(a.stdout, tr, *v)
+}

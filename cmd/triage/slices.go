@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/agreement"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+func newSliceCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "slice",
+		Short: "Held-out slices: deterministic samples that two reviewers label blind",
+	}
+	cmd.AddCommand(newSliceCreateCmd(a), newSliceListCmd(a), newSliceShowCmd(a))
+	return cmd
+}
+
+type sliceOpts struct {
+	name, run, stratify, from string
+	size                      int
+	seed                      uint64
+}
+
+func newSliceCreateCmd(a *app) *cobra.Command {
+	var o sliceOpts
+	cmd := &cobra.Command{
+		Use:   "create NAME --size N [--seed S] [--run R] [--stratify task|class] [--from leftovers|all]",
+		Short: "Draw a deterministic held-out sample (same inputs, same items); frozen once labelling starts",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.name = args[0]
+			return a.runSliceCreate(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.size, "size", 0, "number of traces (required)")
+	f.Uint64Var(&o.seed, "seed", 1, "sampling seed")
+	f.StringVar(&o.run, "run", "", "only this run's traces")
+	f.StringVar(&o.stratify, "stratify", "", "stratify proportionally by task or by class (the rules' primary)")
+	f.StringVar(&o.from, "from", "all", "sample from the rules' leftovers or from all traces")
+	_ = cmd.MarkFlagRequired("size")
+	_ = cmd.RegisterFlagCompletionFunc("stratify", cobra.FixedCompletions([]string{"task", "class"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"leftovers", "all"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+type sliceCand struct {
+	id    int64
+	key   string
+	task  string
+	class string
+}
+
+func (a *app) runSliceCreate(ctx context.Context, o sliceOpts) error {
+	if o.size <= 0 {
+		return usageErr("--size must be positive")
+	}
+	if o.stratify != "" && o.stratify != "task" && o.stratify != "class" {
+		return usageErr("--stratify %q: want task or class", o.stratify)
+	}
+	if o.from != "all" && o.from != "leftovers" {
+		return usageErr("--from %q: want leftovers or all", o.from)
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sums, err := db.Summaries(ctx, o.run)
+	if err != nil {
+		return err
+	}
+	states, err := db.LabelStates(ctx, o.run)
+	if err != nil {
+		return err
+	}
+	var cands []sliceCand
+	for _, s := range sums {
+		c := sliceCand{id: s.ID, key: s.Key(), task: s.TaskID, class: "unlabelled"}
+		st := states[s.ID]
+		if st != nil && st.Rule != nil {
+			c.class = st.Rule.Primary
+		}
+		if o.from == "leftovers" && st != nil && st.Rule != nil && st.Rule.Verdict != nil && st.Rule.Verdict.Decision == triage.DecisionCertain {
+			continue
+		}
+		cands = append(cands, c)
+	}
+	if len(cands) == 0 {
+		return fmt.Errorf("slice %s: no traces to sample from (run %q, from %s)", o.name, o.run, o.from)
+	}
+	var stratum func(sliceCand) string
+	switch o.stratify {
+	case "task":
+		stratum = func(c sliceCand) string { return c.task }
+	case "class":
+		stratum = func(c sliceCand) string { return c.class }
+	}
+	picked, err := agreement.Sample(cands, o.size, o.seed, func(c sliceCand) string { return c.key }, stratum)
+	if err != nil {
+		return err
+	}
+	sl := store.Slice{Name: o.name, RunID: o.run, Size: o.size, Seed: o.seed, Stratify: o.stratify, Source: o.from}
+	for _, p := range picked {
+		sl.Items = append(sl.Items, p.id)
+	}
+	if err := db.CreateSlice(ctx, sl); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "slice %s: %d traces (of %d candidates, seed %d", o.name, len(sl.Items), len(cands), o.seed)
+	if o.stratify != "" {
+		fmt.Fprintf(a.stdout, ", stratified by %s", o.stratify)
+	}
+	fmt.Fprintln(a.stdout, ")")
+	if len(sl.Items) < o.size {
+		fmt.Fprintf(a.stderr, "note: only %d traces were available for a slice of %d\n", len(sl.Items), o.size)
+	}
+	fmt.Fprintf(a.stderr, "next: triage review --slice %s --reviewer NAME (two reviewers, blind), then triage agree %s\n", o.name, o.name)
+	return nil
+}
+
+func newSliceListCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List slices",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			db, err := a.openStore(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			sls, err := db.Slices(cmd.Context())
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "SLICE\tSIZE\tRUN\tSEED\tSTRATIFY\tFROM\tLABEL EVENTS\tSTATE")
+			for _, s := range sls {
+				state := "open"
+				if s.Labelled > 0 {
+					state = "frozen"
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%d\t%s\n", triage.Sanitize(s.Name), s.Size, dash(s.RunID), s.Seed, dash(s.Stratify), s.Source, s.Labelled, state)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func newSliceShowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "A slice's items, who labelled what, and completion per reviewer",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSliceShow(cmd.Context(), args[0])
+		},
+	}
+}
+
+func (a *app) runSliceShow(ctx context.Context, name string) error {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sl, err := db.Slice(ctx, name)
+	if err != nil {
+		return err
+	}
+	states, err := db.LabelStates(ctx, sl.RunID)
+	if err != nil {
+		return err
+	}
+	reviewers := map[string]int{}
+	for _, id := range sl.Items {
+		if st := states[id]; st != nil {
+			for r := range st.Humans {
+				reviewers[r]++
+			}
+		}
+	}
+	names := make([]string, 0, len(reviewers))
+	for r := range reviewers {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(a.stdout, "slice %s: %d items, seed %d", triage.Sanitize(sl.Name), len(sl.Items), sl.Seed)
+	if sl.Stratify != "" {
+		fmt.Fprintf(a.stdout, ", stratified by %s", sl.Stratify)
+	}
+	fmt.Fprintln(a.stdout)
+	for _, r := range names {
+		fmt.Fprintf(a.stdout, "  %-16s %d of %d labelled (%.0f%%)\n", triage.Sanitize(r), reviewers[r], len(sl.Items), 100*float64(reviewers[r])/float64(len(sl.Items)))
+	}
+	if len(names) == 0 {
+		fmt.Fprintln(a.stdout, "  nobody has labelled it yet")
+	}
+	fmt.Fprintln(a.stdout)
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TRACE\t"+strings.Join(sanitizeAll(names), "\t")+"\tADJUDICATED")
+	for _, id := range sl.Items {
+		s, err := db.Summary(ctx, id)
+		if err != nil {
+			return err
+		}
+		row := []string{triage.Sanitize(s.Key())}
+		st := states[id]
+		for _, r := range names {
+			l := "-"
+			if st != nil && st.Humans[r] != nil {
+				l = st.Humans[r].Primary
+			}
+			row = append(row, l)
+		}
+		adj := "-"
+		if st != nil && st.Adjudication != nil {
+			adj = st.Adjudication.Primary
+		}
+		row = append(row, adj)
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+func sanitizeAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = triage.Sanitize(s)
+	}
+	return out
+}

@@ -1,0 +1,278 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// testDecode is a minimal row decoder so store tests need no ingest.
+func testDecode(row []byte, run string) (*triage.Trace, error) {
+	var t triage.Trace
+	if err := json.Unmarshal(row, &t); err != nil {
+		return nil, err
+	}
+	t.RunID = run
+	return &t, nil
+}
+
+func openTest(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "t.db"), testDecode)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func trace(run, task string, seed int, hash string) *triage.Trace {
+	raw := fmt.Sprintf(`{"task_id":%q,"seed":%d,"h":%q}`, task, seed, hash)
+	return &triage.Trace{RunID: run, TaskID: task, Seed: seed, Source: "jsonl", Raw: []byte(raw), ContentHash: hash}
+}
+
+func importAll(t *testing.T, db *DB, ts ...*triage.Trace) []AddResult {
+	t.Helper()
+	ctx := context.Background()
+	im, err := db.BeginImport(ctx)
+	require.NoError(t, err)
+	var out []AddResult
+	for i, tr := range ts {
+		r, err := im.Add(ctx, tr, nil, "f.jsonl", i+1)
+		require.NoError(t, err)
+		out = append(out, r)
+	}
+	require.NoError(t, im.Commit())
+	return out
+}
+
+func TestMigrationsRunOnceAndReopen(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.db")
+	ctx := context.Background()
+	db, err := Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	var n int
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
+	require.Equal(t, 1, n)
+	var mode string
+	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
+	require.Equal(t, "wal", mode)
+	var fk int
+	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk))
+	require.Equal(t, 1, fk)
+	require.NoError(t, db.Close())
+	db, err = Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
+	require.Equal(t, 1, n, "reopening applies nothing twice")
+	db.Close()
+}
+
+func TestImportDuplicatesAndConflicts(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	got := importAll(t, db, trace("r", "T1", 0, "a"), trace("r", "T1", 1, "b"))
+	require.Equal(t, []AddResult{Imported, Imported}, got)
+	got = importAll(t, db, trace("r", "T1", 0, "a"), trace("r", "T1", 1, "changed"))
+	require.Equal(t, []AddResult{Duplicate, Conflict}, got)
+	sums, err := db.Summaries(ctx, "r")
+	require.NoError(t, err)
+	require.Len(t, sums, 2)
+	require.Equal(t, "b", sums[1].ContentHash, "a conflict never overwrites")
+	tr, err := db.Trace(ctx, sums[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, "T1", tr.TaskID)
+	require.Equal(t, `{"task_id":"T1","seed":0,"h":"a"}`, string(tr.Raw))
+}
+
+func TestRejectsKeptOnceWithRawBytes(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	for range 2 {
+		im, err := db.BeginImport(ctx)
+		require.NoError(t, err)
+		require.NoError(t, im.Reject(ctx, Reject{File: "f.jsonl", Line: 7, Reason: "exit_code: want an integer", Raw: []byte("{\"x\":\x01}")}))
+		require.NoError(t, im.Commit())
+	}
+	rs, err := db.Rejects(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	require.Equal(t, []byte("{\"x\":\x01}"), rs[0].Raw)
+	require.Equal(t, 7, rs[0].Line)
+}
+
+func TestStrictRollbackWritesNothing(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	im, err := db.BeginImport(ctx)
+	require.NoError(t, err)
+	_, err = im.Add(ctx, trace("r", "T1", 0, "a"), nil, "f", 1)
+	require.NoError(t, err)
+	require.NoError(t, im.Rollback())
+	sums, err := db.Summaries(ctx, "")
+	require.NoError(t, err)
+	require.Empty(t, sums)
+}
+
+func TestControlsFrozenOnceTracesExist(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	wall := 180.0
+	c := triage.Controls{RunID: "r", DatasetID: "d", Scorer: "pytest", WallS: &wall}
+	require.NoError(t, db.SetControls(ctx, c))
+	c.Scorer = "pytest -q"
+	require.NoError(t, db.SetControls(ctx, c), "no traces yet: controls may change")
+	importAll(t, db, trace("r", "T1", 0, "a"))
+	require.NoError(t, db.SetControls(ctx, c), "the same controls again are a no-op")
+	c.Scorer = "other"
+	err := db.SetControls(ctx, c)
+	require.ErrorIs(t, err, ErrFrozen)
+	require.Contains(t, err.Error(), "start a new run")
+	got, set, err := db.Controls(ctx, "r")
+	require.NoError(t, err)
+	require.True(t, set)
+	require.Equal(t, "pytest -q", got.Scorer)
+	require.Equal(t, 180.0, *got.WallS)
+}
+
+func TestLabelHistoryUndoAndStates(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	importAll(t, db, trace("r", "T1", 0, "a"))
+	sums, _ := db.Summaries(ctx, "r")
+	id := sums[0].ID
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	add := func(actor string, kind triage.LabelKind, primary string) {
+		_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: id, Actor: actor, Kind: kind, Primary: primary, CreatedAt: at})
+		at = at.Add(time.Second)
+		require.NoError(t, err)
+	}
+	add("ann", triage.KindHuman, triage.ToolLoop)
+	add("ann", triage.KindHuman, triage.AssumeAPI)
+	add("ann", triage.KindUndo, "")
+	add("bob", triage.KindHuman, triage.ToolLoop)
+	states, err := db.LabelStates(ctx, "r")
+	require.NoError(t, err)
+	st := states[id]
+	require.Equal(t, triage.ToolLoop, st.Humans["ann"].Primary, "undo retracts ann's latest label")
+	require.Equal(t, triage.ToolLoop, st.Humans["bob"].Primary)
+	f := triage.Resolve(st)
+	require.Equal(t, triage.SourceHuman, f.Source)
+	require.False(t, f.Unresolved, "two agreeing reviewers resolve a trace")
+	h, err := db.History(ctx, id, "ann")
+	require.NoError(t, err)
+	require.Len(t, h, 3, "history keeps every event, undo included")
+
+	// The same event imported again is stored once (labels import).
+	e := triage.LabelEvent{TraceID: id, Actor: "cy", Kind: triage.KindHuman, Primary: triage.Timeout, CreatedAt: at}
+	_, err = db.AppendLabel(ctx, e)
+	require.NoError(t, err)
+	_, err = db.AppendLabel(ctx, e)
+	require.NoError(t, err)
+	h, _ = db.History(ctx, id, "cy")
+	require.Len(t, h, 1)
+}
+
+func TestLabelPendingAndVerdict(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	importAll(t, db, trace("r", "T1", 0, "a"), trace("r", "T2", 0, "b"))
+	label := func(rows []StoredRow) ([]triage.LabelEvent, error) {
+		var out []triage.LabelEvent
+		for _, r := range rows {
+			v := &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, Reason: "no rule explained it",
+				Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv1", RulesVersion: "1", Secondary: []string{}}
+			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule, Verdict: v})
+		}
+		return out, nil
+	}
+	n, err := db.LabelPending(ctx, "", "tv1", "1", label)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	n, err = db.LabelPending(ctx, "", "tv1", "1", label)
+	require.NoError(t, err)
+	require.Equal(t, 0, n, "labelled traces are not labelled again")
+	n, err = db.LabelPending(ctx, "", "tv2", "1", label)
+	require.NoError(t, err)
+	require.Equal(t, 2, n, "a new taxonomy version re-labels, keeping the old verdicts")
+	sums, _ := db.Summaries(ctx, "r")
+	v, err := db.Verdict(ctx, sums[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, triage.ScorerRed, v.Primary)
+	states, _ := db.LabelStates(ctx, "r")
+	require.Equal(t, triage.OutcomeFailed, states[sums[0].ID].Rule.Verdict.Outcome)
+	f := triage.Resolve(states[sums[0].ID])
+	require.True(t, f.Unresolved)
+	h, _ := db.History(ctx, sums[0].ID, "")
+	require.Len(t, h, 2)
+}
+
+func TestSliceFrozenOnFirstLabel(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	importAll(t, db, trace("r", "T1", 0, "a"), trace("r", "T2", 0, "b"))
+	sums, _ := db.Summaries(ctx, "r")
+	require.NoError(t, db.CreateSlice(ctx, Slice{Name: "s", Size: 1, Items: []int64{sums[0].ID}}))
+	require.NoError(t, db.CreateSlice(ctx, Slice{Name: "s", Size: 2, Items: []int64{sums[0].ID, sums[1].ID}}), "unlabelled slices may be re-drawn")
+	_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: sums[0].ID, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop, Slice: "s"})
+	require.NoError(t, err)
+	err = db.CreateSlice(ctx, Slice{Name: "s", Size: 1, Items: []int64{sums[1].ID}})
+	require.ErrorIs(t, err, ErrFrozen)
+	sl, err := db.Slice(ctx, "s")
+	require.NoError(t, err)
+	require.Equal(t, []int64{sums[0].ID, sums[1].ID}, sl.Items)
+	held, err := db.HeldOut(ctx)
+	require.NoError(t, err)
+	require.Len(t, held, 2)
+	_, err = db.Slice(ctx, "nope")
+	require.True(t, errors.Is(err, ErrNotFound))
+}
+
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.db")
+	ctx := context.Background()
+	db0, err := Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	importAll(t, db0, trace("r", "T1", 0, "a"))
+	sums, _ := db0.Summaries(ctx, "r")
+	db0.Close()
+	// Two separate connections stand in for two reviewers' processes.
+	const each = 50
+	var wg sync.WaitGroup
+	for _, who := range []string{"ann", "bob"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := Open(ctx, path, testDecode)
+			require.NoError(t, err)
+			defer db.Close()
+			for i := range each {
+				_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: sums[0].ID, Actor: who, Kind: triage.KindHuman, Primary: fmt.Sprint(i)})
+				require.NoError(t, err)
+			}
+		}()
+	}
+	wg.Wait()
+	db, err := Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	defer db.Close()
+	h, err := db.History(ctx, sums[0].ID, "")
+	require.NoError(t, err)
+	require.Len(t, h, 2*each)
+}
