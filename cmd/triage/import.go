@@ -86,14 +86,33 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 	prog := newProgress(a, files)
 	defer prog.done()
 	var sum importSummary
-	opts := ingest.Options{RunID: o.run, Model: o.model, Results: o.results}
+	opts := ingest.Options{RunID: o.run, Model: o.model, Results: o.results, Lite: true}
 
 	var im *store.Import
+	// Results arrive per batch; a conflict is filed as a reject.
+	onResult := func(ad store.Added) error {
+		switch ad.Result {
+		case store.Imported:
+			sum.Imported++
+		case store.Duplicate:
+			sum.Duplicates++
+		case store.Conflict:
+			raw := ad.Trace.Raw
+			if raw == nil {
+				raw = ad.Norm
+			}
+			reason := fmt.Sprintf("%s is already stored with different content; import it under another --run", ad.Trace.Key())
+			sum.Rejected++
+			sum.Rejects = append(sum.Rejects, importReject{File: ad.File, Line: ad.Line, Reason: reason})
+			return im.Reject(ctx, store.Reject{File: ad.File, Line: ad.Line, Reason: reason, Raw: raw})
+		}
+		return nil
+	}
 	begin := func() error {
 		if im != nil {
 			return nil
 		}
-		im, err = db.BeginImport(ctx)
+		im, err = db.BeginImport(ctx, onResult)
 		return err
 	}
 	var readErr bool
@@ -113,7 +132,7 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		}
 		if !o.strict {
 			// One transaction per file: a file lands whole or not at all.
-			if err := im.Commit(); err != nil {
+			if err := im.Commit(ctx); err != nil {
 				return err
 			}
 			im = nil
@@ -122,9 +141,15 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 	prog.done()
 	bad := sum.Rejected > 0 || readErr
 	if o.strict && im != nil {
+		if !bad {
+			if err := im.Flush(ctx); err != nil {
+				return err
+			}
+			bad = sum.Rejected > 0
+		}
 		if bad {
 			im.Rollback()
-		} else if err := im.Commit(); err != nil {
+		} else if err := im.Commit(ctx); err != nil {
 			return err
 		}
 	}
@@ -182,21 +207,8 @@ func (a *app) importFile(ctx context.Context, im *store.Import, path, format str
 		if err != nil {
 			return reject(in.Name, r.Line, "cannot normalise: "+err.Error(), t.Raw)
 		}
-		res, err := im.Add(ctx, t, norm, in.Name, r.Line)
-		if err != nil {
+		if err := im.Add(ctx, t, norm, in.Name, r.Line); err != nil {
 			return &fatalErr{fmt.Errorf("import %s:%d: %w", in.Name, r.Line, err)}
-		}
-		switch res {
-		case store.Imported:
-			sum.Imported++
-		case store.Duplicate:
-			sum.Duplicates++
-		case store.Conflict:
-			raw := t.Raw
-			if raw == nil {
-				raw = norm
-			}
-			return reject(in.Name, r.Line, fmt.Sprintf("%s is already stored with different content; import it under another --run", t.Key()), raw)
 		}
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -58,8 +59,9 @@ func (a *app) openStore(ctx context.Context) (*store.DB, error) {
 	return store.Open(ctx, a.dbPath, decodeRow)
 }
 
+// decodeRow decodes the store's rows, which import validated once.
 func decodeRow(row []byte, run string) (*triage.Trace, error) {
-	return ingest.DecodeRow(row, run)
+	return ingest.DecodeStored(row, run)
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -121,6 +123,30 @@ Start with:  triage demo`,
 	}
 	root.PersistentFlags().StringVar(&a.dbPath, "db", def, "store file (default $TRIAGE_DB or triage.db)")
 	root.PersistentFlags().StringVar(&a.taxonomyPath, "taxonomy", "", "taxonomy file (TOML, YAML or JSON; default $TRIAGE_TAXONOMY or the seed's eight classes)")
+	var cpuprofile string
+	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile to this file (for performance work)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	var stopProfile func()
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if cpuprofile == "" {
+			return nil
+		}
+		f, err := os.Create(cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		return nil
+	}
+	root.PersistentPostRun = func(*cobra.Command, []string) {
+		if stopProfile != nil {
+			stopProfile()
+		}
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitErr{code: exitUsage, err: err}
 	})

@@ -42,6 +42,11 @@ type Options struct {
 	// Results is a SWE-bench report.json or results summary given with
 	// --results, for trajectories that do not sit next to one.
 	Results string
+	// Lite asks the JSONL decoder for what import stores beside the
+	// verbatim row (identity, outcome, costs, tool call names), with
+	// every field still type-checked; outputs, messages and diffs are
+	// left empty. Import sets it; anything that reads traces does not.
+	Lite bool
 }
 
 // Source is one input to decode.

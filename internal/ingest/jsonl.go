@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/valyala/fastjson"
@@ -19,9 +20,48 @@ import (
 // rowDecoder turns one JSONL row into a trace. It is not safe for
 // concurrent use: each pipeline worker owns one, reusing its parser.
 type rowDecoder struct {
-	p   fastjson.Parser
-	buf []byte
+	p fastjson.Parser
+	// lite decodes only what the store indexes (identity, outcome, costs,
+	// tool call names) while still type-checking every field: import keeps
+	// the row verbatim, so building every output string would be waste.
+	lite bool
+	// trusted skips validation and hashing for rows the store already
+	// accepted once.
+	trusted bool
 }
+
+// fieldName names a field for an error message, built only when a row is
+// bad: formatting "tool_calls[3].output" for every call of every good row
+// was a tenth of import's CPU time. It is passed by value, never boxed.
+type fieldName struct {
+	array string // "" for a top-level field
+	i     int
+	key   string
+}
+
+func plain(key string) fieldName { return fieldName{key: key} }
+
+func (f fieldName) String() string {
+	if f.array == "" {
+		return f.key
+	}
+	s := f.array + "[" + strconv.Itoa(f.i) + "]"
+	if f.key != "" {
+		s += "." + f.key
+	}
+	return s
+}
+
+// elem is an element of an array field, e.g. tool_calls[3].
+type elem struct {
+	array string
+	i     int
+}
+
+func (e elem) String() string { return fieldName{array: e.array, i: e.i}.String() }
+
+// key names a member of the element, e.g. tool_calls[3].name.
+func (e elem) key(k string) fieldName { return fieldName{array: e.array, i: e.i, key: k} }
 
 // fieldError is a row problem pinned to a field, so the message reads
 // "exit_code: want an integer, got string".
@@ -43,19 +83,36 @@ func ferr(field, format string, a ...any) *fieldError {
 // DecodeRow decodes one row of our JSONL trace format. defaultRun fills
 // run_id when the row has none. The returned trace's Raw aliases raw.
 func DecodeRow(raw []byte, defaultRun string) (*triage.Trace, error) {
-	var d rowDecoder
+	d := decoders.Get().(*rowDecoder)
+	defer decoders.Put(d)
+	d.lite, d.trusted = false, false
 	return d.decode(raw, defaultRun)
 }
 
+// DecodeStored decodes a row the store accepted at import: it skips the
+// strict validation and the content hash, which the store already keeps.
+func DecodeStored(raw []byte, run string) (*triage.Trace, error) {
+	d := decoders.Get().(*rowDecoder)
+	defer decoders.Put(d)
+	d.lite, d.trusted = false, true
+	return d.decode(raw, run)
+}
+
+// decoders reuses parsers: a fastjson.Parser keeps its value cache, which
+// is most of the cost of a fresh one.
+var decoders = sync.Pool{New: func() any { return new(rowDecoder) }}
+
 func (d *rowDecoder) decode(raw []byte, defaultRun string) (*triage.Trace, error) {
-	if i := bytes.IndexByte(raw, 0); i >= 0 {
-		return nil, fmt.Errorf("NUL byte at column %d", i+1)
-	}
-	if !utf8.Valid(raw) {
-		return nil, fmt.Errorf("invalid UTF-8 at column %d", invalidUTF8At(raw)+1)
-	}
-	if err := fastjson.ValidateBytes(raw); err != nil {
-		return nil, syntaxError(raw, err)
+	if !d.trusted {
+		if i := bytes.IndexByte(raw, 0); i >= 0 {
+			return nil, fmt.Errorf("NUL byte at column %d", i+1)
+		}
+		if !utf8.Valid(raw) {
+			return nil, fmt.Errorf("invalid UTF-8 at column %d", invalidUTF8At(raw)+1)
+		}
+		if err := fastjson.ValidateBytes(raw); err != nil {
+			return nil, syntaxError(raw, err)
+		}
 	}
 	v, err := d.p.ParseBytes(raw)
 	if err != nil {
@@ -68,8 +125,10 @@ func (d *rowDecoder) decode(raw []byte, defaultRun string) (*triage.Trace, error
 	if e := d.fill(t, v, defaultRun); e != nil {
 		return nil, e
 	}
-	sum := sha256.Sum256(raw)
-	t.ContentHash = hex.EncodeToString(sum[:])
+	if !d.trusted {
+		sum := sha256.Sum256(raw)
+		t.ContentHash = hex.EncodeToString(sum[:])
+	}
 	return t, nil
 }
 
@@ -132,16 +191,16 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 	if err := d.toolCalls(t, v); err != nil {
 		return err
 	}
-	if err := messages(t, v); err != nil {
+	if err := d.messages(t, v); err != nil {
 		return err
 	}
-	if t.Answer, err = optStringPtr(v, "answer"); err != nil {
+	if t.Answer, err = d.optStringPtr(v, "answer"); err != nil {
 		return err
 	}
-	if t.Diff, err = optStringPtr(v, "diff"); err != nil {
+	if t.Diff, err = d.optStringPtr(v, "diff"); err != nil {
 		return err
 	}
-	if t.TestOutput, err = optStringPtr(v, "test_output"); err != nil {
+	if t.TestOutput, err = d.optStringPtr(v, "test_output"); err != nil {
 		return err
 	}
 	for _, f := range []struct {
@@ -203,43 +262,36 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 	arr, _ := tc.Array()
 	t.ToolCalls = make([]triage.ToolCall, len(arr))
 	for i, c := range arr {
-		field := "tool_calls[" + strconv.Itoa(i) + "]"
+		field := elem{"tool_calls", i}
 		if c.Type() != fastjson.TypeObject {
-			return ferr(field, "want an object, got %s", typeName(c))
+			return ferr(field.String(), "want an object, got %s", typeName(c))
 		}
 		call := &t.ToolCalls[i]
 		nv := c.Get("name")
 		switch {
 		case nv == nil || nv.Type() == fastjson.TypeNull:
-			return ferr(field+".name", "missing (every tool call needs a name)")
+			return ferr(field.key("name").String(), "missing (every tool call needs a name)")
 		case nv.Type() != fastjson.TypeString:
-			return ferr(field+".name", "want a string, got %s", typeName(nv))
+			return ferr(field.key("name").String(), "want a string, got %s", typeName(nv))
 		}
 		call.Name = string(nv.GetStringBytes())
 		if call.Name == "" {
-			return ferr(field+".name", "empty")
+			return ferr(field.key("name").String(), "empty")
 		}
-		// The seed compares json.dumps(call.get("args", {})): a missing
-		// args is {} while an explicit null stays null.
-		if a := c.Get("args"); a != nil {
+		// Args stay raw: the rules compare bytes first and canonicalise
+		// only calls that differ in spelling (the seed compares
+		// json.dumps(call.get("args", {}), sort_keys=True)).
+		if a := c.Get("args"); a != nil && !d.lite {
 			call.Args = a.MarshalTo(nil)
-			var err error
-			if d.buf, err = triage.AppendCanonicalJSON(d.buf[:0], call.Args); err != nil {
-				call.ArgsKey = triage.ArgsKey(call.Args)
-			} else {
-				call.ArgsKey = string(d.buf)
-			}
-		} else {
-			call.ArgsKey = "{}"
 		}
 		var err error
-		if call.Output, err = optText(c, "output", field+".output"); err != nil {
+		if call.Output, err = d.optText(c, "output", field.key("output")); err != nil {
 			return err
 		}
-		if call.Error, err = optText(c, "error", field+".error"); err != nil {
+		if call.Error, err = d.optText(c, "error", field.key("error")); err != nil {
 			return err
 		}
-		if call.WallS, err = optNumberField(c, "wall_s", field+".wall_s"); err != nil {
+		if call.WallS, err = optNumberField(c, "wall_s", field.key("wall_s")); err != nil {
 			return err
 		}
 		if ts := c.Get("ts"); ts != nil && ts.Type() != fastjson.TypeNull {
@@ -253,7 +305,7 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 	return nil
 }
 
-func messages(t *triage.Trace, v *fastjson.Value) error {
+func (d *rowDecoder) messages(t *triage.Trace, v *fastjson.Value) error {
 	mv := v.Get("messages")
 	if mv == nil || mv.Type() == fastjson.TypeNull {
 		return nil
@@ -264,15 +316,15 @@ func messages(t *triage.Trace, v *fastjson.Value) error {
 	arr, _ := mv.Array()
 	t.Messages = make([]triage.Message, len(arr))
 	for i, m := range arr {
-		field := "messages[" + strconv.Itoa(i) + "]"
+		field := elem{"messages", i}
 		if m.Type() != fastjson.TypeObject {
-			return ferr(field, "want an object {role, content}, got %s", typeName(m))
+			return ferr(field.String(), "want an object {role, content}, got %s", typeName(m))
 		}
 		var err error
-		if t.Messages[i].Role, err = optText(m, "role", field+".role"); err != nil {
+		if t.Messages[i].Role, err = d.optText(m, "role", field.key("role")); err != nil {
 			return err
 		}
-		if t.Messages[i].Content, err = optText(m, "content", field+".content"); err != nil {
+		if t.Messages[i].Content, err = d.optText(m, "content", field.key("content")); err != nil {
 			return err
 		}
 	}
@@ -282,9 +334,12 @@ func messages(t *triage.Trace, v *fastjson.Value) error {
 // optText reads a field that should be text. Harnesses put structured
 // values (content blocks, objects) where text is expected; those are kept
 // as their JSON rather than rejected, because a reviewer can still read them.
-func optText(v *fastjson.Value, key, field string) (string, error) {
+func (d *rowDecoder) optText(v *fastjson.Value, key string, field fieldName) (string, error) {
 	x := v.Get(key)
 	if x == nil || x.Type() == fastjson.TypeNull {
+		return "", nil
+	}
+	if d.lite {
 		return "", nil
 	}
 	switch x.Type() {
@@ -293,7 +348,7 @@ func optText(v *fastjson.Value, key, field string) (string, error) {
 	case fastjson.TypeObject, fastjson.TypeArray, fastjson.TypeNumber, fastjson.TypeTrue, fastjson.TypeFalse:
 		return string(x.MarshalTo(nil)), nil
 	}
-	return "", ferr(field, "want a string, got %s", typeName(x))
+	return "", ferr(field.String(), "want a string, got %s", typeName(x))
 }
 
 func optString(v *fastjson.Value, key string) (string, error) {
@@ -307,13 +362,16 @@ func optString(v *fastjson.Value, key string) (string, error) {
 	return string(x.GetStringBytes()), nil
 }
 
-func optStringPtr(v *fastjson.Value, key string) (*string, error) {
+func (d *rowDecoder) optStringPtr(v *fastjson.Value, key string) (*string, error) {
 	x := v.Get(key)
 	if x == nil || x.Type() == fastjson.TypeNull {
 		return nil, nil
 	}
 	if x.Type() != fastjson.TypeString {
 		return nil, ferr(key, "want a string, got %s", typeName(x))
+	}
+	if d.lite {
+		return new(string), nil
 	}
 	s := string(x.GetStringBytes())
 	return &s, nil
@@ -336,20 +394,20 @@ func optBool(v *fastjson.Value, key string) (*bool, error) {
 }
 
 func optNumber(v *fastjson.Value, key string) (*float64, error) {
-	return optNumberField(v, key, key)
+	return optNumberField(v, key, plain(key))
 }
 
-func optNumberField(v *fastjson.Value, key, field string) (*float64, error) {
+func optNumberField(v *fastjson.Value, key string, field fieldName) (*float64, error) {
 	x := v.Get(key)
 	if x == nil || x.Type() == fastjson.TypeNull {
 		return nil, nil
 	}
 	if x.Type() != fastjson.TypeNumber {
-		return nil, ferr(field, "want a number, got %s", typeName(x))
+		return nil, ferr(field.String(), "want a number, got %s", typeName(x))
 	}
 	f, err := x.Float64()
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, ferr(field, "not a finite number: %s", x.MarshalTo(nil))
+		return nil, ferr(field.String(), "not a finite number: %s", x.MarshalTo(nil))
 	}
 	return &f, nil
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // decodeAll runs the JSONL pipeline over content and returns its records.
@@ -96,7 +98,8 @@ func TestJSONLFieldsAndDefaults(t *testing.T) {
 	require.Equal(t, "run-a", tr.RunID, "run defaults to the file's stem")
 	require.Equal(t, 0, *tr.ExitCode)
 	require.True(t, tr.HasToolLog)
-	require.Equal(t, `{"b":[1,2],"path":"README.md"}`, tr.ToolCalls[0].ArgsKey)
+	require.Equal(t, `{"path":"README.md","b":[1,2]}`, string(tr.ToolCalls[0].Args))
+	require.Equal(t, triage.ArgsKey([]byte(`{"b":[1,2],"path":"README.md"}`)), triage.ArgsKey(tr.ToolCalls[0].Args), "key order does not change the canonical args")
 	require.False(t, *tr.WrittenTests)
 	require.Equal(t, 41.0, *tr.WallS)
 	require.Equal(t, row, string(tr.Raw), "the row is kept verbatim, unknown fields included")
@@ -137,4 +140,18 @@ func TestTruncatedGzip(t *testing.T) {
 	require.ErrorAs(t, err, &re)
 	require.Contains(t, err.Error(), "unexpected EOF")
 	require.Greater(t, n, 0, "lines before the cut still land")
+}
+
+func TestLiteDecodeChecksTypesButKeepsLittle(t *testing.T) {
+	t.Parallel()
+	d := rowDecoder{lite: true}
+	tr, err := d.decode([]byte(`{"task_id":"T","tool_calls":[{"name":"a","output":"big"}],"diff":"x","messages":[{"role":"user","content":"hi"}]}`), "r")
+	require.NoError(t, err)
+	require.Len(t, tr.ToolCalls, 1)
+	require.Equal(t, "a", tr.ToolCalls[0].Name)
+	require.Empty(t, tr.ToolCalls[0].Output)
+	_, err = d.decode([]byte(`{"task_id":"T","tool_calls":[{"name":"a","output":"x","wall_s":"slow"}]}`), "r")
+	require.EqualError(t, err, `tool_calls[0].wall_s: want a number, got string "slow"`)
+	_, err = d.decode([]byte(`{"task_id":"T","diff":3}`), "r")
+	require.EqualError(t, err, `diff: want a string, got number 3`)
 }

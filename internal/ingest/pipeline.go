@@ -53,7 +53,7 @@ func decodeJSONL(ctx context.Context, src Source, emit func(Record) error) error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var d rowDecoder
+			d := rowDecoder{lite: src.Opts.Lite}
 			for b := range work {
 				b.out <- d.decodeBatch(b, src.Name, runID)
 			}

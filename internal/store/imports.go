@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -34,38 +35,60 @@ type Reject struct {
 
 // Import is one write transaction over many traces: callers add traces
 // and rejects, then Commit (or Rollback, as --strict does on bad input).
-// It is not safe for concurrent use.
+// Traces are written in batches, so each one's result arrives through the
+// callback given to BeginImport, in the order added, at the latest on
+// Flush or Commit. It is not safe for concurrent use.
 type Import struct {
-	s      *DB
-	tx     *sql.Tx
-	ins    *sql.Stmt
-	dup    *sql.Stmt
-	rej    *sql.Stmt
-	runs   map[string]bool
-	stamp  string
-	closed bool
+	s        *DB
+	tx       *sql.Tx
+	rej      *sql.Stmt
+	insFull  *sql.Stmt
+	lookFull *sql.Stmt
+	runs     map[string]bool
+	stamp    string
+	closed   bool
+	pending  []Added
+	onResult func(Added) error
+	// maxID is the highest trace id before the current insert: rows above
+	// it were written by this import.
+	maxID       int64
+	lookupFirst bool
+	args        []any
 }
 
+// Added is one trace handed to Import.Add and what became of it.
+type Added struct {
+	Trace  *triage.Trace
+	Norm   []byte
+	File   string
+	Line   int
+	Result AddResult
+}
+
+// importBatch is how many traces one statement writes: a multi-row
+// INSERT amortises the per-statement cost of database/sql and the driver,
+// which dominates single-row inserts (docs/PERFORMANCE.md).
+const importBatch = 64
+
 // BeginImport starts an import transaction. The transaction is immediate:
-// a second writer waits (busy_timeout) instead of failing.
-func (s *DB) BeginImport(ctx context.Context) (*Import, error) {
+// a second writer waits (busy_timeout) instead of failing. onResult
+// receives every added trace with its result.
+func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Import, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
 	}
-	im := &Import{s: s, tx: tx, runs: map[string]bool{}, stamp: s.stamp()}
-	prep := func(q string) *sql.Stmt {
-		if err != nil {
-			return nil
-		}
-		var st *sql.Stmt
-		st, err = tx.PrepareContext(ctx, q)
-		return st
+	im := &Import{s: s, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult}
+	im.rej, err = tx.PrepareContext(ctx, `INSERT INTO rejects (file, line, reason, raw, raw_sha256, created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`)
+	if err == nil {
+		im.insFull, err = tx.PrepareContext(ctx, insertSQL(importBatch))
 	}
-	im.ins = prep(`INSERT INTO traces (run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash, raw, norm, file, line, imported_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (run_id, task_id, seed) DO NOTHING`)
-	im.dup = prep(`SELECT content_hash FROM traces WHERE run_id = ? AND task_id = ? AND seed = ?`)
-	im.rej = prep(`INSERT INTO rejects (file, line, reason, raw, raw_sha256, created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`)
+	if err == nil {
+		im.lookFull, err = tx.PrepareContext(ctx, lookupSQL(importBatch))
+	}
+	if err == nil {
+		err = tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&im.maxID)
+	}
 	if err != nil {
 		tx.Rollback()
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
@@ -73,44 +96,203 @@ func (s *DB) BeginImport(ctx context.Context) (*Import, error) {
 	return im, nil
 }
 
-// Add stores t unless a trace with its run, task and seed exists. norm is
-// the normalised row to keep beside Raw when the source was not our JSONL
-// (nil otherwise).
-func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file string, line int) (AddResult, error) {
+const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash, raw, norm, file, line, imported_at`
+
+func insertSQL(n int) string {
+	row := "(" + placeholders(20) + ")"
+	return `INSERT INTO traces (` + traceInsertCols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + ` ON CONFLICT (run_id, task_id, seed) DO NOTHING`
+}
+
+func lookupSQL(n int) string {
+	return `SELECT run_id, task_id, seed, content_hash, id FROM traces WHERE (run_id, task_id, seed) IN (VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?,?,?),", n), ",") + `)`
+}
+
+// Add queues t for writing. norm is the normalised row to keep beside Raw
+// when the source was not our JSONL (nil otherwise).
+func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file string, line int) error {
 	if !im.runs[t.RunID] {
 		if _, err := im.tx.ExecContext(ctx, `INSERT INTO runs (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`, t.RunID, im.stamp); err != nil {
-			return 0, mapErr(err)
+			return mapErr(err)
 		}
 		im.runs[t.RunID] = true
 	}
-	var tin, tout any
-	if t.Tokens != nil {
-		tin, tout = t.Tokens.Input, t.Tokens.Output
+	im.pending = append(im.pending, Added{Trace: t, Norm: norm, File: file, Line: line})
+	if len(im.pending) >= importBatch {
+		return im.Flush(ctx)
 	}
-	var raw any
-	if t.Raw != nil {
-		raw = t.Raw
+	return nil
+}
+
+type traceKey struct {
+	run, task string
+	seed      int
+}
+
+func keyOf(t *triage.Trace) traceKey { return traceKey{t.RunID, t.TaskID, t.Seed} }
+
+// Flush writes the queued traces and reports their results. New traces
+// cost one multi-row INSERT; only when some did not land (already stored)
+// does a lookup follow. After a batch of nothing but duplicates the next
+// batch is looked up first, so a re-import costs one query a batch.
+func (im *Import) Flush(ctx context.Context) error {
+	if len(im.pending) == 0 {
+		return nil
 	}
-	var nrm any
-	if norm != nil {
-		nrm = norm
+	batch := im.pending
+	im.pending = im.pending[:0:0]
+	first := make(map[traceKey]int, len(batch))
+	uniq := make([]int, 0, len(batch))
+	for i := range batch {
+		k := keyOf(batch[i].Trace)
+		if _, ok := first[k]; !ok {
+			first[k] = i
+			uniq = append(uniq, i)
+		}
 	}
-	res, err := im.ins.ExecContext(ctx, t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID, nullInt(t.ExitCode), string(t.Outcome),
-		len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, raw, nrm, file, line, im.stamp)
+	stored := map[traceKey]storedKey{}
+	var err error
+	toInsert := uniq
+	if im.lookupFirst {
+		if stored, err = im.lookup(ctx, batch, uniq); err != nil {
+			return err
+		}
+		toInsert = toInsert[:0:0]
+		for _, i := range uniq {
+			if _, ok := stored[keyOf(batch[i].Trace)]; !ok {
+				toInsert = append(toInsert, i)
+			}
+		}
+	}
+	if len(toInsert) > 0 {
+		prev := im.maxID
+		n, err := im.insert(ctx, batch, toInsert)
+		if err != nil {
+			return err
+		}
+		if n != len(toInsert) {
+			// Someone else stored some of these keys meanwhile.
+			more, err := im.lookup(ctx, batch, toInsert)
+			if err != nil {
+				return err
+			}
+			for k, v := range more {
+				if v.id > prev {
+					v.ours = true
+				}
+				stored[k] = v
+			}
+		} else {
+			for _, i := range toInsert {
+				stored[keyOf(batch[i].Trace)] = storedKey{hash: batch[i].Trace.ContentHash, ours: true}
+			}
+		}
+	}
+	imported := 0
+	for i := range batch {
+		k := keyOf(batch[i].Trace)
+		st := stored[k]
+		switch {
+		case first[k] == i && st.ours:
+			batch[i].Result = Imported
+			imported++
+		case st.hash == batch[i].Trace.ContentHash:
+			batch[i].Result = Duplicate
+		default:
+			batch[i].Result = Conflict
+		}
+	}
+	im.lookupFirst = imported == 0
+	for _, a := range batch {
+		if err := im.onResult(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// storedKey is what the store holds under a key: its content hash, and
+// whether this import wrote it.
+type storedKey struct {
+	hash string
+	id   int64
+	ours bool
+}
+
+func (im *Import) stmt(ctx context.Context, full *sql.Stmt, n int, build func(int) string) (*sql.Stmt, func(), error) {
+	if n == importBatch {
+		return full, func() {}, nil
+	}
+	st, err := im.tx.PrepareContext(ctx, build(n))
+	if err != nil {
+		return nil, nil, mapErr(err)
+	}
+	return st, func() { st.Close() }, nil
+}
+
+func (im *Import) insert(ctx context.Context, batch []Added, ins []int) (int, error) {
+	args := im.args[:0]
+	for _, i := range ins {
+		a := &batch[i]
+		t := a.Trace
+		var tin, tout any
+		if t.Tokens != nil {
+			tin, tout = t.Tokens.Input, t.Tokens.Output
+		}
+		var raw, norm any
+		if t.Raw != nil {
+			raw = t.Raw
+		}
+		if a.Norm != nil {
+			norm = a.Norm
+		}
+		args = append(args, t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID, nullInt(t.ExitCode), string(t.Outcome),
+			len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, raw, norm, a.File, a.Line, im.stamp)
+	}
+	im.args = args[:0]
+	st, done, err := im.stmt(ctx, im.insFull, len(ins), insertSQL)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	res, err := st.ExecContext(ctx, args...)
+	clear(args)
 	if err != nil {
 		return 0, mapErr(err)
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		return Imported, nil
+	n, _ := res.RowsAffected()
+	if n > 0 {
+		im.maxID, _ = res.LastInsertId()
 	}
-	var have string
-	if err := im.dup.QueryRowContext(ctx, t.RunID, t.TaskID, t.Seed).Scan(&have); err != nil {
-		return 0, mapErr(err)
+	return int(n), nil
+}
+
+func (im *Import) lookup(ctx context.Context, batch []Added, idx []int) (map[traceKey]storedKey, error) {
+	st, done, err := im.stmt(ctx, im.lookFull, len(idx), lookupSQL)
+	if err != nil {
+		return nil, err
 	}
-	if have == t.ContentHash {
-		return Duplicate, nil
+	defer done()
+	args := make([]any, 0, 3*len(idx))
+	for _, i := range idx {
+		t := batch[i].Trace
+		args = append(args, t.RunID, t.TaskID, t.Seed)
 	}
-	return Conflict, nil
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := make(map[traceKey]storedKey, len(idx))
+	for rows.Next() {
+		var k traceKey
+		var v storedKey
+		if err := rows.Scan(&k.run, &k.task, &k.seed, &v.hash, &v.id); err != nil {
+			return nil, mapErr(err)
+		}
+		out[k] = v
+	}
+	return out, mapErr(rows.Err())
 }
 
 // Reject files a line that could not be imported.
@@ -124,10 +306,15 @@ func (im *Import) Reject(ctx context.Context, r Reject) error {
 	return mapErr(err)
 }
 
-// Commit makes the import durable.
-func (im *Import) Commit() error {
+// Commit writes what is queued and makes the import durable.
+func (im *Import) Commit(ctx context.Context) error {
 	if im.closed {
 		return errors.New("import already closed")
+	}
+	if err := im.Flush(ctx); err != nil {
+		im.closed = true
+		im.tx.Rollback()
+		return err
 	}
 	im.closed = true
 	return mapErr(im.tx.Commit())

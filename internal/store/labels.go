@@ -61,7 +61,7 @@ func (s *DB) appendLabel(ctx context.Context, q querier, e *triage.LabelEvent) (
 		ext = ExtKey(hash, e)
 	}
 	res, err := q.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at, ext_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) DO NOTHING`,
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) WHERE ext_key IS NOT NULL DO NOTHING`,
 		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, rulesV, decision, reason, outcome, verdict, e.Slice,
 		e.CreatedAt.UTC().Format(time.RFC3339Nano), ext)
 	if err != nil {
@@ -196,13 +196,28 @@ func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.L
 	return out, mapErr(rows.Err())
 }
 
-// RuleBatch is one batch of stored rows for the rules to label.
+// RuleBatch is one batch of stored rows for the rules to label. It runs
+// on its own goroutine while the store writes the previous batch, and
+// must not call the store.
 type RuleBatch func(rows []StoredRow) ([]triage.LabelEvent, error)
+
+// ruleEventBatch is how many verdicts one INSERT writes.
+const ruleEventBatch = 64
+
+// labelled is a labelled batch with its verdicts already encoded, off the
+// writing goroutine.
+type labelled struct {
+	events []triage.LabelEvent
+	bodies [][]byte
+	secs   [][]byte
+	err    error
+}
 
 // LabelPending runs label over every trace of a run (all runs when runID
 // is empty) that has no rule verdict under this taxonomy and rules
 // version, in batches, reading and writing in one transaction so a second
-// `rules run` at the same time waits and then finds nothing to do.
+// `rules run` at the same time waits and then finds nothing to do. While
+// one batch is written the next is labelled.
 func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVersion string, label RuleBatch) (int, error) {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -210,54 +225,115 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	}
 	defer tx.Rollback()
 	q := `SELECT id FROM traces t
-		WHERE NOT EXISTS (SELECT 1 FROM label_events e WHERE e.kind = 'rule' AND e.taxonomy_version = ? AND e.rules_version = ? AND e.trace_id = t.id)`
+		WHERE NOT EXISTS (SELECT 1 FROM label_events e WHERE e.trace_id = t.id AND e.kind = 'rule' AND e.taxonomy_version = ? AND e.rules_version = ?)`
 	args := []any{taxonomyVersion, rulesVersion}
 	if runID != "" {
 		q += ` AND run_id = ?`
 		args = append(args, runID)
 	}
 	// Collect the pending ids first (8 bytes a trace), then read rows in
-	// batches: memory stays bounded by a batch, and no write happens
+	// batches: memory stays bounded by two batches, and no write happens
 	// while a read cursor over label_events is open.
 	ids, err := queryIDs(ctx, tx, q+` ORDER BY id`, args...)
 	if err != nil {
 		return 0, err
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at)
-		VALUES (?,?,'rule',?,?,'',?,?,?,?,?,?,'',?)`)
-	if err != nil {
-		return 0, mapErr(err)
+	const batchSize = 2048
+	start := func(lo int) (chan labelled, error) {
+		rows, err := storedRows(ctx, tx, ids[lo:min(lo+batchSize, len(ids))])
+		if err != nil {
+			return nil, err
+		}
+		ch := make(chan labelled, 1)
+		go func() {
+			var l labelled
+			l.events, l.err = label(rows)
+			if l.err == nil {
+				l.bodies, l.secs, l.err = encodeVerdicts(l.events)
+			}
+			ch <- l
+		}()
+		return ch, nil
 	}
-	defer ins.Close()
 	n := 0
 	stamp := s.stamp()
-	const batchSize = 2048
-	for lo := 0; lo < len(ids); lo += batchSize {
-		b, err := storedRows(ctx, tx, ids[lo:min(lo+batchSize, len(ids))])
-		if err != nil {
-			return n, err
-		}
-		events, err := label(b)
-		if err != nil {
-			return n, err
-		}
-		for _, e := range events {
-			v := e.Verdict
-			if v == nil {
-				return n, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
-			}
-			body, err := json.Marshal(v)
-			if err != nil {
-				return n, err
-			}
-			sec, _ := json.Marshal(nonNil(v.Secondary))
-			if _, err := ins.ExecContext(ctx, e.TraceID, e.Actor, v.Primary, string(sec), v.TaxonomyVersion, v.RulesVersion, string(v.Decision), v.Reason, string(v.Outcome), string(body), stamp); err != nil {
-				return n, mapErr(err)
-			}
-			n++
+	var cur chan labelled
+	if len(ids) > 0 {
+		if cur, err = start(0); err != nil {
+			return 0, err
 		}
 	}
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	for lo := 0; lo < len(ids); lo += batchSize {
+		var next chan labelled
+		if lo+batchSize < len(ids) {
+			if next, err = start(lo + batchSize); err != nil {
+				<-cur
+				return n, err
+			}
+		}
+		l := <-cur
+		if l.err != nil {
+			if next != nil {
+				<-next
+			}
+			return n, l.err
+		}
+		for i := 0; i < len(l.events); i += ruleEventBatch {
+			j := min(i+ruleEventBatch, len(l.events))
+			if err := insertRuleEvents(ctx, tx, stmts, l, i, j, stamp); err != nil {
+				if next != nil {
+					<-next
+				}
+				return n, err
+			}
+			n += j - i
+		}
+		cur = next
+	}
 	return n, mapErr(tx.Commit())
+}
+
+func encodeVerdicts(events []triage.LabelEvent) (bodies, secs [][]byte, err error) {
+	bodies, secs = make([][]byte, len(events)), make([][]byte, len(events))
+	for i, e := range events {
+		if e.Verdict == nil {
+			return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+		}
+		if bodies[i], err = json.Marshal(e.Verdict); err != nil {
+			return nil, nil, err
+		}
+		secs[i], _ = json.Marshal(nonNil(e.Verdict.Secondary))
+	}
+	return bodies, secs, nil
+}
+
+func insertRuleEvents(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, l labelled, i, j int, stamp string) error {
+	k := j - i
+	st := stmts[k]
+	if st == nil {
+		row := "(?,?,'rule',?,?,'',?,?,?,?,?,?,'',?)"
+		var err error
+		st, err = tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at) VALUES `+
+			strings.TrimSuffix(strings.Repeat(row+",", k), ","))
+		if err != nil {
+			return mapErr(err)
+		}
+		stmts[k] = st
+	}
+	args := make([]any, 0, 11*k)
+	for x := i; x < j; x++ {
+		e := l.events[x]
+		v := e.Verdict
+		args = append(args, e.TraceID, e.Actor, v.Primary, string(l.secs[x]), v.TaxonomyVersion, v.RulesVersion, string(v.Decision), v.Reason, string(v.Outcome), string(l.bodies[x]), stamp)
+	}
+	_, err := st.ExecContext(ctx, args...)
+	return mapErr(err)
 }
 
 func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {

@@ -51,7 +51,7 @@ type DB struct {
 // Open opens (creating if needed) the store at path and migrates it.
 func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 	q := url.Values{}
-	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-65536)"} {
+	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-16384)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")

@@ -41,15 +41,13 @@ func trace(run, task string, seed int, hash string) *triage.Trace {
 func importAll(t *testing.T, db *DB, ts ...*triage.Trace) []AddResult {
 	t.Helper()
 	ctx := context.Background()
-	im, err := db.BeginImport(ctx)
-	require.NoError(t, err)
 	var out []AddResult
+	im, err := db.BeginImport(ctx, func(a Added) error { out = append(out, a.Result); return nil })
+	require.NoError(t, err)
 	for i, tr := range ts {
-		r, err := im.Add(ctx, tr, nil, "f.jsonl", i+1)
-		require.NoError(t, err)
-		out = append(out, r)
+		require.NoError(t, im.Add(ctx, tr, nil, "f.jsonl", i+1))
 	}
-	require.NoError(t, im.Commit())
+	require.NoError(t, im.Commit(ctx))
 	return out
 }
 
@@ -92,6 +90,25 @@ func TestImportDuplicatesAndConflicts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "T1", tr.TaskID)
 	require.Equal(t, `{"task_id":"T1","seed":0,"h":"a"}`, string(tr.Raw))
+
+	// Within one batch, a repeated key meets its first occurrence.
+	got = importAll(t, db, trace("r", "T9", 0, "x"), trace("r", "T9", 0, "x"), trace("r", "T9", 0, "y"))
+	require.Equal(t, []AddResult{Imported, Duplicate, Conflict}, got)
+	// More than one batch of new traces, then all of them again.
+	var many []*triage.Trace
+	for i := range 150 {
+		many = append(many, trace("r", "M", i, fmt.Sprint(i)))
+	}
+	for pass, want := range []AddResult{Imported, Duplicate} {
+		got = importAll(t, db, many...)
+		require.Len(t, got, 150)
+		for i, r := range got {
+			require.Equal(t, want, r, "pass %d trace %d", pass, i)
+		}
+	}
+	sums, err = db.Summaries(ctx, "r")
+	require.NoError(t, err)
+	require.Len(t, sums, 153)
 }
 
 func TestRejectsKeptOnceWithRawBytes(t *testing.T) {
@@ -99,10 +116,10 @@ func TestRejectsKeptOnceWithRawBytes(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	for range 2 {
-		im, err := db.BeginImport(ctx)
+		im, err := db.BeginImport(ctx, func(Added) error { return nil })
 		require.NoError(t, err)
 		require.NoError(t, im.Reject(ctx, Reject{File: "f.jsonl", Line: 7, Reason: "exit_code: want an integer", Raw: []byte("{\"x\":\x01}")}))
-		require.NoError(t, im.Commit())
+		require.NoError(t, im.Commit(ctx))
 	}
 	rs, err := db.Rejects(ctx, "")
 	require.NoError(t, err)
@@ -115,10 +132,9 @@ func TestStrictRollbackWritesNothing(t *testing.T) {
 	t.Parallel()
 	db := openTest(t)
 	ctx := context.Background()
-	im, err := db.BeginImport(ctx)
+	im, err := db.BeginImport(ctx, func(Added) error { return nil })
 	require.NoError(t, err)
-	_, err = im.Add(ctx, trace("r", "T1", 0, "a"), nil, "f", 1)
-	require.NoError(t, err)
+	require.NoError(t, im.Add(ctx, trace("r", "T1", 0, "a"), nil, "f", 1))
 	require.NoError(t, im.Rollback())
 	sums, err := db.Summaries(ctx, "")
 	require.NoError(t, err)

@@ -77,11 +77,13 @@ CREATE TABLE label_events (
     slice            TEXT NOT NULL DEFAULT '',
     created_at       TEXT NOT NULL,
     -- ext_key makes label exchange idempotent: the same event imported
-    -- twice is one event.
-    ext_key          TEXT UNIQUE
+    -- twice is one event. Rule events have none.
+    ext_key          TEXT
 ) STRICT;
+-- Two indexes only: every index is another b-tree per rule verdict, and
+-- `rules run` writes one verdict per trace (docs/PERFORMANCE.md).
 CREATE INDEX label_events_trace ON label_events (trace_id, kind, id);
-CREATE INDEX label_events_rules ON label_events (kind, taxonomy_version, rules_version, trace_id);
+CREATE UNIQUE INDEX label_events_ext ON label_events (ext_key) WHERE ext_key IS NOT NULL;
 
 CREATE TABLE slices (
     name       TEXT PRIMARY KEY,
