@@ -48,6 +48,7 @@ type Import struct {
 	stamp    string
 	closed   bool
 	pending  []Added
+	inflight []*packing
 	onResult func(Added) error
 	// maxID is the highest trace id before the current insert: rows above
 	// it were written by this import.
@@ -118,8 +119,57 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 		im.runs[t.RunID] = true
 	}
 	im.pending = append(im.pending, Added{Trace: t, Norm: norm, File: file, Line: line})
-	if len(im.pending) >= importBatch {
-		return im.Flush(ctx)
+	if len(im.pending) < importBatch {
+		return nil
+	}
+	// Compress the full batch on another goroutine while the previous
+	// one is written: compression is parallel work, writing is not.
+	b := &packing{batch: im.pending, done: make(chan struct{})}
+	im.pending = nil
+	go b.pack()
+	im.inflight = append(im.inflight, b)
+	if len(im.inflight) > 1 {
+		return im.writeOldest(ctx)
+	}
+	return nil
+}
+
+// packing is a batch being compressed for storage.
+type packing struct {
+	batch []Added
+	raw   [][]byte
+	norm  [][]byte
+	done  chan struct{}
+}
+
+func (p *packing) pack() {
+	p.raw, p.norm = make([][]byte, len(p.batch)), make([][]byte, len(p.batch))
+	for i, a := range p.batch {
+		p.raw[i] = packRow(a.Trace.Raw)
+		p.norm[i] = packRow(a.Norm)
+	}
+	close(p.done)
+}
+
+func (im *Import) writeOldest(ctx context.Context) error {
+	b := im.inflight[0]
+	im.inflight = im.inflight[1:]
+	<-b.done
+	return im.write(ctx, b)
+}
+
+// Flush writes every queued trace and reports their results.
+func (im *Import) Flush(ctx context.Context) error {
+	if len(im.pending) > 0 {
+		b := &packing{batch: im.pending, done: make(chan struct{})}
+		im.pending = nil
+		b.pack()
+		im.inflight = append(im.inflight, b)
+	}
+	for len(im.inflight) > 0 {
+		if err := im.writeOldest(ctx); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -131,16 +181,12 @@ type traceKey struct {
 
 func keyOf(t *triage.Trace) traceKey { return traceKey{t.RunID, t.TaskID, t.Seed} }
 
-// Flush writes the queued traces and reports their results. New traces
-// cost one multi-row INSERT; only when some did not land (already stored)
-// does a lookup follow. After a batch of nothing but duplicates the next
-// batch is looked up first, so a re-import costs one query a batch.
-func (im *Import) Flush(ctx context.Context) error {
-	if len(im.pending) == 0 {
-		return nil
-	}
-	batch := im.pending
-	im.pending = im.pending[:0:0]
+// write stores one packed batch and reports its results. New traces cost
+// one multi-row INSERT; only when some did not land (already stored) does
+// a lookup follow. After a batch of nothing but duplicates the next batch
+// is looked up first, so a re-import costs one query a batch.
+func (im *Import) write(ctx context.Context, p *packing) error {
+	batch := p.batch
 	first := make(map[traceKey]int, len(batch))
 	uniq := make([]int, 0, len(batch))
 	for i := range batch {
@@ -166,7 +212,7 @@ func (im *Import) Flush(ctx context.Context) error {
 	}
 	if len(toInsert) > 0 {
 		prev := im.maxID
-		n, err := im.insert(ctx, batch, toInsert)
+		n, err := im.insert(ctx, p, toInsert)
 		if err != nil {
 			return err
 		}
@@ -230,21 +276,21 @@ func (im *Import) stmt(ctx context.Context, full *sql.Stmt, n int, build func(in
 	return st, func() { st.Close() }, nil
 }
 
-func (im *Import) insert(ctx context.Context, batch []Added, ins []int) (int, error) {
+func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error) {
 	args := im.args[:0]
 	for _, i := range ins {
-		a := &batch[i]
+		a := &p.batch[i]
 		t := a.Trace
 		var tin, tout any
 		if t.Tokens != nil {
 			tin, tout = t.Tokens.Input, t.Tokens.Output
 		}
 		var raw, norm any
-		if t.Raw != nil {
-			raw = t.Raw
+		if p.raw[i] != nil {
+			raw = p.raw[i]
 		}
-		if a.Norm != nil {
-			norm = a.Norm
+		if p.norm[i] != nil {
+			norm = p.norm[i]
 		}
 		args = append(args, t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID, nullInt(t.ExitCode), string(t.Outcome),
 			len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, raw, norm, a.File, a.Line, im.stamp)

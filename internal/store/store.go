@@ -10,6 +10,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/s2"
 	"io/fs"
 	"net/url"
 	"sort"
@@ -223,3 +224,32 @@ var _ = strconv.Itoa
 type nullF struct{ sql.NullFloat64 }
 
 func (n nullF) ptr() *float64 { return floatPtr(n.NullFloat64) }
+
+// Stored rows are compressed with S2 behind a one-byte header, so that
+// large tool outputs cost little disk and I/O; rows written before this
+// encoding existed (no header) read back as they are. The header byte
+// 0xFF cannot start a JSON row.
+const packedRow = 0xFF
+
+// packRow compresses a row for storage; nil stays nil.
+func packRow(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	dst := make([]byte, 1+s2.MaxEncodedLen(len(b)))
+	dst[0] = packedRow
+	enc := s2.Encode(dst[1:], b)
+	return dst[:1+len(enc)]
+}
+
+// unpackRow reverses packRow.
+func unpackRow(b []byte) ([]byte, error) {
+	if len(b) == 0 || b[0] != packedRow {
+		return b, nil
+	}
+	out, err := s2.Decode(nil, b[1:])
+	if err != nil {
+		return nil, fmt.Errorf("stored row is corrupt: %w", err)
+	}
+	return out, nil
+}

@@ -99,8 +99,12 @@ func (s *DB) Row(ctx context.Context, id int64) (row []byte, raw []byte, err err
 	if err != nil {
 		return nil, nil, mapErr(err)
 	}
+	if raw, err = unpackRow(raw); err != nil {
+		return nil, nil, err
+	}
 	if norm != nil {
-		return norm, raw, nil
+		norm, err = unpackRow(norm)
+		return norm, raw, err
 	}
 	return raw, raw, nil
 }
@@ -117,6 +121,13 @@ func (s *DB) Trace(ctx context.Context, id int64) (*triage.Trace, error) {
 }
 
 func (s *DB) decodeStored(id int64, run, hash, source string, raw, norm []byte) (*triage.Trace, error) {
+	var err error
+	if raw, err = unpackRow(raw); err != nil {
+		return nil, fmt.Errorf("trace %d: %w", id, err)
+	}
+	if norm, err = unpackRow(norm); err != nil {
+		return nil, fmt.Errorf("trace %d: %w", id, err)
+	}
 	row := raw
 	if norm != nil {
 		row = norm

@@ -73,7 +73,7 @@ CREATE TABLE label_events (
     decision         TEXT NOT NULL DEFAULT '',
     reason           TEXT NOT NULL DEFAULT '',
     outcome          TEXT NOT NULL DEFAULT '',
-    verdict          TEXT,
+    verdict          BLOB,
     slice            TEXT NOT NULL DEFAULT '',
     created_at       TEXT NOT NULL,
     -- ext_key makes label exchange idempotent: the same event imported
