@@ -14,6 +14,7 @@ import (
 	"github.com/triage-dev/triage/internal/card"
 	"github.com/triage-dev/triage/internal/pack"
 	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/sample"
 	"github.com/triage-dev/triage/internal/store"
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -143,11 +144,9 @@ func newCardVerifyCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			h := ""
-			if packDir != "" {
-				if h, err = pack.Hash(packDir); err != nil {
-					return err
-				}
+			h, err := packHash(packDir)
+			if err != nil {
+				return err
 			}
 			probs := card.Verify(data, h)
 			for _, p := range probs {
@@ -164,7 +163,8 @@ func newCardVerifyCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&packDir, "pack", "", "task pack whose hash the card must carry")
+	cmd.Flags().StringVar(&packDir, "pack", "", "task pack whose hash the card must carry (\"sample:\" for the embedded demo pack)")
+	_ = cmd.MarkFlagRequired("pack")
 	return cmd
 }
 
@@ -307,4 +307,12 @@ func readCard(path string) (*card.Card, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
+}
+
+// packHash hashes a pack directory, or the embedded sample for "sample:".
+func packHash(dir string) (string, error) {
+	if dir == samplePackDir {
+		return pack.HashFS(sample.Pack(), ".")
+	}
+	return pack.Hash(dir)
 }
