@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"sort"
 
@@ -26,7 +25,7 @@ func newReviewCmd(a *app) *cobra.Command {
 		Short: "Review the rules' leftovers (or a held-out slice, blind) in the terminal UI",
 		Long: `Open the review screen over the traces the rules could not decide (or, with --slice,
 over a held-out slice's items, blind: neither the rules' verdict nor other reviewers'
-labels are shown). Digits 1-8 set the primary class, t tags, n a note, s skips, u undoes.
+labels are shown). Digits 1-8 set the primary class, t tags, c a note, s skips, u undoes.
 Every change is stored at once. Press ? for every key.
 
 Key bindings can be changed in a TOML file given with --keys (or $TRIAGE_KEYS).`,
@@ -64,13 +63,9 @@ func (a *app) runReview(ctx context.Context, o reviewOpts) error {
 	}
 	cfg := ui.Config{Reviewer: o.reviewer, RunID: o.run, Slice: o.slice, Blind: o.slice != "", Taxonomy: tax, Mouse: !o.noMouse}
 	if o.keys != "" {
-		data, err := os.ReadFile(o.keys)
+		km, err := loadKeys(o.keys)
 		if err != nil {
-			return fmt.Errorf("keys: %w", err)
-		}
-		km, err := ui.LoadKeyMap(data)
-		if err != nil {
-			return fmt.Errorf("keys %s: %w", o.keys, err)
+			return err
 		}
 		cfg.KeyMap = &km
 	}
@@ -110,6 +105,16 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 	if err != nil {
 		return nil, err
 	}
+	// The reviewer's own events say which items they skipped: LabelStates
+	// folds skips away.
+	mine, err := s.db.HumanEvents(ctx, q.Reviewer, q.Slice)
+	if err != nil {
+		return nil, err
+	}
+	own := map[int64][]triage.LabelEvent{}
+	for _, x := range mine {
+		own[x.Event.TraceID] = append(own[x.Event.TraceID], x.Event)
+	}
 	if q.Slice == "" {
 		for _, t := range all {
 			st := states[t.ID]
@@ -138,6 +143,9 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 			if h := st.Humans[q.Reviewer]; h != nil {
 				it.Primary, it.Secondary, it.Note, it.Status = h.Primary, h.Secondary, h.Note, ui.StatusLabelled
 			}
+		}
+		if ui.LiveStatus(own[id]) == ui.StatusSkipped {
+			it.Status = ui.StatusSkipped
 		}
 		items = append(items, it)
 	}

@@ -164,6 +164,7 @@ Start with:  triage demo`,
 		newSliceCmd(a),
 		newAgreeCmd(a),
 		newLabelsCmd(a),
+		newAdjudicateCmd(a),
 	)
 	return root
 }

@@ -37,6 +37,12 @@ func (m Model) ShortHelp() []key.Binding {
 	case modalHelp:
 		return []key.Binding{withHelp(km.Help, "close help"), km.Quit}
 	}
+	if m.screen == screenAgreement {
+		return []key.Binding{km.Down, km.Up, km.HalfDown, withHelp(km.Back, "back"), km.Help, km.Quit}
+	}
+	if m.adjudicating() {
+		return m.adjudicateShortHelp()
+	}
 	if m.screen == screenTrace {
 		b := []key.Binding{m.labelHelp(), km.NextTrace, km.NextTab, km.Search}
 		if m.trace.query != "" {
@@ -64,6 +70,17 @@ func (m Model) FullHelp() [][]key.Binding {
 	move := []key.Binding{km.Down, km.Up, km.Top, km.Bottom, km.HalfDown, km.HalfUp}
 	label := []key.Binding{m.labelHelp(), km.Picker, km.Tags, km.Note, km.Skip, km.Undo}
 	global := []key.Binding{km.Help, km.Quit}
+	if m.screen == screenAgreement {
+		return [][]key.Binding{move, {withHelp(km.Back, "back"), withHelp(km.Agreement, "close agreement")}, global}
+	}
+	if m.adjudicating() {
+		label[0] = withHelp(label[0], "final label")
+		label[3] = withHelp(label[3], "reason")
+		global = append([]key.Binding{km.Agreement}, global...)
+		if m.screen == screenQueue {
+			global = append(global, m.showAllHelp())
+		}
+	}
 	if m.screen == screenQueue {
 		q := []key.Binding{km.Open, km.Filter, km.Sort, km.NextTrace, km.PrevTrace}
 		if m.queue.filter != "" {
@@ -161,4 +178,31 @@ func helpGrid(st *Styles, groups [][]key.Binding, width int) string {
 		b.WriteString(ansi.Truncate(line.String(), width, "…"))
 	}
 	return b.String()
+}
+
+// adjudicateShortHelp is the adjudication footer: the final label, the
+// reason, the agreement view and, in the queue, the scope toggle.
+func (m Model) adjudicateShortHelp() []key.Binding {
+	km := m.keys
+	final := withHelp(m.labelHelp(), "final label")
+	if m.screen == screenTrace {
+		b := []key.Binding{final, withHelp(km.Note, "reason"), km.NextTrace, km.NextTab, km.Search}
+		if m.trace.query != "" {
+			b = append(b, km.NextMatch)
+		}
+		return append(b, km.Undo, km.Agreement, km.Back, km.Help)
+	}
+	b := []key.Binding{final}
+	if len(m.queue.view) > 0 {
+		b = append(b, km.Open)
+	}
+	return append(b, withHelp(km.Note, "reason"), km.Undo, km.Agreement, m.showAllHelp(), km.Help, km.Quit)
+}
+
+// showAllHelp names what the scope toggle switches to.
+func (m Model) showAllHelp() key.Binding {
+	if m.showAll {
+		return withHelp(m.keys.ShowAll, "disagreements only")
+	}
+	return m.keys.ShowAll
 }

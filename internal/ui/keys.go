@@ -55,6 +55,10 @@ type KeyMap struct {
 	Skip   key.Binding
 	Undo   key.Binding
 
+	// Adjudication.
+	Agreement key.Binding
+	ShowAll   key.Binding
+
 	// Pickers and forms.
 	Toggle  key.Binding
 	Confirm key.Binding
@@ -98,6 +102,8 @@ func DefaultKeyMap() KeyMap {
 		Note:      b([]string{"c"}, "c", "note"),
 		Skip:      b([]string{"s"}, "s", "skip"),
 		Undo:      b([]string{"u"}, "u", "undo"),
+		Agreement: b([]string{"A"}, "A", "agreement"),
+		ShowAll:   b([]string{"a"}, "a", "all doubly-labelled"),
 		Toggle:    b([]string{" ", "x"}, "space", "toggle"),
 		Confirm:   b([]string{"enter"}, "enter", "confirm"),
 		Save:      b([]string{"ctrl+s"}, "ctrl+s", "save"),
@@ -125,6 +131,7 @@ func (km *KeyMap) bindings() map[string]*key.Binding {
 		"fold": &km.Fold, "jump": &km.Jump,
 		"picker": &km.Picker, "tags": &km.Tags, "note": &km.Note,
 		"skip": &km.Skip, "undo": &km.Undo,
+		"agreement": &km.Agreement, "toggle_all": &km.ShowAll,
 		"toggle": &km.Toggle, "confirm": &km.Confirm, "save": &km.Save,
 	}
 	for i := range km.Label {

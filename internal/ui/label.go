@@ -80,28 +80,44 @@ func (m *Model) handleLabelKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 }
 
 // setPrimary stores the primary (with any drafted tags and note) and moves
-// on to the next trace.
+// on to the next trace. An adjudication first asks for its reason.
 func (m *Model) setPrimary(id int64, code string) tea.Cmd {
 	it := m.queue.item(id)
 	if it == nil {
 		return nil
 	}
-	tags, note := it.Secondary, it.Note
-	if d, ok := m.drafts[id]; ok {
-		if d.hasTags {
-			tags = d.tags
-		}
-		if d.hasNote {
-			note = d.note
-		}
-		delete(m.drafts, id)
+	if m.adjudicating() {
+		return m.askReason(it, code)
 	}
+	note := it.Note
+	if d, ok := m.drafts[id]; ok && d.hasNote {
+		note = d.note
+	}
+	return m.storePrimary(it, code, note)
+}
+
+// storePrimary writes the label with any drafted tags and moves on.
+func (m *Model) storePrimary(it *QueueItem, code, note string) tea.Cmd {
+	id := it.TraceID
+	tags := it.Secondary
+	if d, ok := m.drafts[id]; ok && d.hasTags {
+		tags = d.tags
+	}
+	delete(m.drafts, id)
 	// Optimistic: the queue shows the label at once; the store's history
 	// replaces it when the write returns.
 	it.Primary, it.Secondary, it.Note, it.Status = code, tags, note, StatusLabelled
 	m.status = fmt.Sprintf("%s → %s", it.Key(), code)
-	cmd := m.enqueue(m.event(id, triage.KindHuman, code, tags, note))
+	cmd := m.enqueue(m.event(id, m.labelKind(), code, tags, note))
 	return tea.Batch(cmd, m.advance())
+}
+
+// labelKind is the kind of a label this session writes.
+func (m *Model) labelKind() triage.LabelKind {
+	if m.adjudicating() {
+		return triage.KindAdjudication
+	}
+	return triage.KindHuman
 }
 
 // setTags stores new tags with the current primary, or keeps them as a
@@ -115,12 +131,12 @@ func (m *Model) setTags(id int64, tags []string) tea.Cmd {
 		d := m.drafts[id]
 		d.tags, d.hasTags = tags, true
 		m.drafts[id] = d
-		m.status = "tags kept: they are stored with the primary (1-8)"
+		m.status = "tags kept: they are stored with the primary (" + m.labelHelp().Help().Key + ")"
 		return nil
 	}
 	it.Secondary = tags
 	m.status = "tags: " + strings.Join(tags, ", ")
-	return m.enqueue(m.event(id, triage.KindHuman, it.Primary, tags, it.Note))
+	return m.enqueue(m.event(id, m.labelKind(), it.Primary, tags, it.Note))
 }
 
 // setNote stores a note with the current primary, or drafts it.
@@ -133,12 +149,16 @@ func (m *Model) setNote(id int64, note string) tea.Cmd {
 		d := m.drafts[id]
 		d.note, d.hasNote = note, true
 		m.drafts[id] = d
-		m.status = "note kept: it is stored with the primary (1-8)"
+		m.status = "note kept: it is stored with the primary (" + m.labelHelp().Help().Key + ")"
+		return nil
+	}
+	if m.adjudicating() && strings.TrimSpace(note) == "" {
+		m.errText = "reason kept: an adjudication cannot drop its reason"
 		return nil
 	}
 	it.Note = note
 	m.status = "note saved"
-	return m.enqueue(m.event(id, triage.KindHuman, it.Primary, it.Secondary, note))
+	return m.enqueue(m.event(id, m.labelKind(), it.Primary, it.Secondary, note))
 }
 
 // advance moves to the next item after a label: the next trace opens on
@@ -192,7 +212,11 @@ func (m *Model) applyHistory(id int64, events []triage.LabelEvent) {
 		return
 	}
 	it.Primary, it.Secondary, it.Note, it.Status = "", nil, "", StatusTodo
-	if cur := triage.CurrentLabel(events); cur != nil {
+	cur := triage.CurrentLabel(events)
+	if m.adjudicating() {
+		cur = liveAdjudication(events)
+	}
+	if cur != nil {
 		it.Primary, it.Secondary, it.Note, it.Status = cur.Primary, cur.Secondary, cur.Note, StatusLabelled
 	}
 	if topIsSkip(events) {

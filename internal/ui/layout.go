@@ -9,6 +9,8 @@ const (
 	traceChrome = 6
 	// queueChrome is the queue's title, column header, status and footer.
 	queueChrome = 4
+	// agreeChrome is the agreement screen's title, status and footer.
+	agreeChrome = 3
 	// wideQueue is the width from which the queue shows the "why" column.
 	wideQueue = 110
 	// Column caps keep short identifiers from eating a wide screen.
@@ -23,6 +25,7 @@ type layout struct {
 	width     int
 	queueRows int
 	traceBody int
+	agreeBody int
 	cols      queueCols
 }
 
@@ -32,11 +35,18 @@ type queueCols struct {
 }
 
 // computeLayout derives every size from the terminal size. Views never
-// compute sizes; they read this.
-func computeLayout(w, h int, blind bool) layout {
+// compute sizes; they read this. An adjudication session shows the
+// reviewers' panel on the trace screen and their labels in the queue.
+func computeLayout(w, h int, blind, adjudicate bool) layout {
 	l := layout{width: w, tooSmall: w < minWidth || h < minHeight}
 	l.queueRows = max(0, h-queueChrome)
 	l.traceBody = max(0, h-traceChrome)
+	l.agreeBody = max(0, h-agreeChrome)
+	if adjudicate {
+		l.traceBody = max(0, l.traceBody-reviewPanelHeight)
+		l.cols = adjudicateCols(w)
+		return l
+	}
 	c := queueCols{mark: 2, seed: 5, status: 9, yours: 15}
 	if !blind {
 		c.rules = 15
@@ -57,10 +67,21 @@ func computeLayout(w, h int, blind bool) layout {
 	return l
 }
 
+// adjudicateCols lays out the adjudication queue: the reviewers' labels
+// take the rules' and reason's place, the model column goes.
+func adjudicateCols(w int) queueCols {
+	c := queueCols{mark: 2, seed: 5, status: 9, yours: 15}
+	rest := max(0, w-c.mark-c.seed-c.status-c.yours)
+	c.task = min(rest*3/10, maxTaskCol)
+	c.run = min(rest*2/10, maxRunCol)
+	c.why = max(0, rest-c.task-c.run)
+	return c
+}
+
 // resize stores the terminal size and pushes sizes down to the children.
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
-	m.lay = computeLayout(w, h, m.cfg.Blind)
+	m.lay = computeLayout(w, h, m.cfg.Blind, m.adjudicating())
 	m.queue.setHeight(m.lay.queueRows)
 	m.trace.setSize(w, m.lay.traceBody)
 	m.input.Width = max(0, w-4)
@@ -70,6 +91,10 @@ func (m *Model) resize(w, h int) {
 	m.note.SetWidth(max(10, boxW-frameW))
 	m.note.SetHeight(max(3, boxH-frameH-2))
 	m.help.Width = w
+	if m.agreeRep != nil {
+		m.agreeLines = renderAgreement(m.st, m.agreeRep, "", w)
+		m.scrollAgreement(0)
+	}
 }
 
 // modalSize is the outer size of a picker or note box.

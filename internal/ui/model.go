@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/triage-dev/triage/internal/agreement"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -39,6 +40,7 @@ type screenID int
 const (
 	screenQueue screenID = iota
 	screenTrace
+	screenAgreement // adjudicate only: the slice's agreement figures
 )
 
 type modalID int
@@ -97,6 +99,20 @@ type Model struct {
 	drafts map[int64]draft
 
 	quitting bool
+
+	// Adjudication (nil adj: a review session). reviews holds each
+	// item's reviewer labels; pending is the class waiting for its
+	// reason in the note box.
+	adj        AdjudicationStore
+	reviews    map[int64][]triage.LabelEvent
+	showAll    bool
+	pending    string
+	prevScreen screenID
+	agreeGen   int
+	agreeRep   *agreement.Report
+	agreeErr   string
+	agreeOff   int
+	agreeLines []string // renderAgreement's output for agreeRep at width
 }
 
 // draft is a label's tags and note waiting for its primary.
@@ -164,6 +180,9 @@ func (m Model) WithContext(ctx context.Context) Model {
 
 // Init implements tea.Model: it loads the queue.
 func (m Model) Init() tea.Cmd {
+	if m.adjudicating() {
+		return m.loadDisputesCmd(m.queueGen)
+	}
 	return m.loadQueueCmd(m.queueGen)
 }
 

@@ -1,11 +1,22 @@
 package ui
 
-import "github.com/triage-dev/triage/internal/triage"
+import (
+	"github.com/triage-dev/triage/internal/agreement"
+	"github.com/triage-dev/triage/internal/triage"
+)
 
 // queueLoadedMsg carries the queue; gen drops a stale reload.
 type queueLoadedMsg struct {
 	gen   int
 	items []QueueItem
+	// reviews are the reviewers' labels per trace (adjudication only).
+	reviews map[int64][]triage.LabelEvent
+}
+
+// agreementLoadedMsg carries the slice's agreement; gen drops a stale one.
+type agreementLoadedMsg struct {
+	gen int
+	rep *agreement.Report
 }
 
 // traceLoadedMsg carries everything one trace screen shows. id and gen
@@ -35,6 +46,8 @@ type errMsg struct {
 	// move on; 0 otherwise.
 	traceID int64
 	write   bool
+	// agree marks a failed agreement computation.
+	agree bool
 }
 
 func (e errMsg) Error() string { return e.what + ": " + e.err.Error() }

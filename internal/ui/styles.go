@@ -19,6 +19,14 @@ var (
 	colorMatchBg = lipgloss.AdaptiveColor{Light: "11", Dark: "3"}
 	colorMatchFg = lipgloss.AdaptiveColor{Light: "0", Dark: "0"}
 	colorMarkFg  = lipgloss.AdaptiveColor{Light: "5", Dark: "13"}
+	// Cell backgrounds of the agreement and report grids: agreement (and
+	// a solved attempt) on green, confusion (and a failure) in three
+	// steps of red, from faint to strong.
+	colorGoodBg = lipgloss.AdaptiveColor{Light: "#b7e4c7", Dark: "#1b5e20"}
+	colorOff1Bg = lipgloss.AdaptiveColor{Light: "#fde2e1", Dark: "#3b1a1a"}
+	colorOff2Bg = lipgloss.AdaptiveColor{Light: "#f8a5a2", Dark: "#7a2323"}
+	colorOff3Bg = lipgloss.AdaptiveColor{Light: "#e5534b", Dark: "#b62324"}
+	colorCellFg = lipgloss.AdaptiveColor{Light: "0", Dark: "15"}
 )
 
 // Styles is every style of the app, grouped by the part of the screen
@@ -66,6 +74,38 @@ type Styles struct {
 		Highlight  lipgloss.Style
 		Selected   lipgloss.Style
 		Error      lipgloss.Style
+	}
+	// Adjudicate is the reviewers' side-by-side panel.
+	Adjudicate struct {
+		Reviewer lipgloss.Style
+		Primary  lipgloss.Style // no final label yet
+		Same     lipgloss.Style // the reviewer's primary is the final one
+		Differs  lipgloss.Style // the final label overrules this reviewer
+	}
+	// Agree is the agreement view: figures against the trust bars and
+	// the confusion grid.
+	Agree struct {
+		Heading  lipgloss.Style
+		Good     lipgloss.Style
+		Fair     lipgloss.Style
+		Bad      lipgloss.Style
+		Unknown  lipgloss.Style
+		Count    lipgloss.Style
+		Diagonal lipgloss.Style
+		Zero     lipgloss.Style
+		Off1     lipgloss.Style
+		Off2     lipgloss.Style
+		Off3     lipgloss.Style
+	}
+	// Report is the report view: the mix's bars and the task grid.
+	Report struct {
+		BarPass lipgloss.Style
+		BarWeak lipgloss.Style
+		BarFail lipgloss.Style
+		Solved  lipgloss.Style
+		Failed  lipgloss.Style
+		NotRun  lipgloss.Style
+		Leaked  lipgloss.Style
 	}
 	// DiffView is the diff and test output renderers' own style.
 	DiffView diffview.Style
@@ -121,6 +161,31 @@ func DefaultStyles() *Styles {
 	s.Content.Highlight = st().Foreground(colorError).Bold(true).Underline(true)
 	s.Content.Selected = st().Reverse(true)
 	s.Content.Error = st().Foreground(colorError)
+
+	s.Adjudicate.Reviewer = st().Foreground(colorMuted)
+	s.Adjudicate.Primary = st().Bold(true).Foreground(colorAccent)
+	s.Adjudicate.Same = st().Bold(true).Foreground(colorOK)
+	s.Adjudicate.Differs = st().Bold(true).Strikethrough(true).Foreground(colorError)
+
+	s.Agree.Heading = st().Bold(true).Underline(true)
+	s.Agree.Good = st().Bold(true).Foreground(colorOK)
+	s.Agree.Fair = st().Bold(true).Foreground(colorWarn)
+	s.Agree.Bad = st().Bold(true).Foreground(colorError)
+	s.Agree.Unknown = st().Bold(true).Foreground(colorMuted)
+	s.Agree.Count = st().Bold(true)
+	s.Agree.Diagonal = st().Bold(true).Background(colorGoodBg).Foreground(colorCellFg)
+	s.Agree.Zero = st().Foreground(colorMuted)
+	s.Agree.Off1 = st().Background(colorOff1Bg).Foreground(colorCellFg)
+	s.Agree.Off2 = st().Background(colorOff2Bg).Foreground(colorCellFg)
+	s.Agree.Off3 = st().Bold(true).Background(colorOff3Bg).Foreground(colorCellFg)
+
+	s.Report.BarPass = st().Foreground(colorOK)
+	s.Report.BarWeak = st().Foreground(colorWarn)
+	s.Report.BarFail = st().Foreground(colorError)
+	s.Report.Solved = st().Bold(true).Background(colorGoodBg).Foreground(colorCellFg)
+	s.Report.Failed = st().Background(colorOff2Bg).Foreground(colorCellFg)
+	s.Report.NotRun = st().Foreground(colorMuted)
+	s.Report.Leaked = st().Bold(true).Background(colorOff3Bg).Foreground(colorCellFg)
 
 	s.DiffView = diffview.DefaultStyle()
 	s.Picker.Box = st().Border(lipgloss.RoundedBorder()).BorderForeground(colorAccent).Padding(0, 1)

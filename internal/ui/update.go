@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -23,6 +24,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.queue.setItems(msg.items, m.cfg.Blind)
+		if msg.reviews != nil {
+			m.reviews = msg.reviews
+		}
+		return m, nil
+	case agreementLoadedMsg:
+		if msg.gen == m.agreeGen {
+			m.agreeRep, m.agreeErr = msg.rep, ""
+			m.agreeLines = renderAgreement(m.st, m.agreeRep, "", m.width)
+		}
 		return m, nil
 	case traceLoadedMsg:
 		if msg.gen != m.traceGen || msg.id != m.trace.id {
@@ -36,6 +46,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.nextWrite()
 	case errMsg:
 		m.errText = msg.Error()
+		if msg.agree {
+			m.agreeErr = msg.Error()
+		}
 		if msg.write {
 			m.writing = false
 			return m, m.nextWrite()
@@ -70,9 +83,12 @@ func (m Model) handleMouse(msg tea.MouseMsg) Model {
 	default:
 		return m
 	}
-	if m.screen == screenTrace {
+	switch m.screen {
+	case screenTrace:
 		m.trace.scroll(d)
-	} else {
+	case screenAgreement:
+		m.scrollAgreement(d)
+	default:
 		m.queue.move(d)
 	}
 	return m
@@ -138,6 +154,17 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Help):
 		m.modal = modalHelp
 		return m, nil
+	}
+	if m.screen == screenAgreement {
+		return m.handleAgreementKey(msg)
+	}
+	if m.adjudicating() {
+		switch {
+		case key.Matches(msg, m.keys.Agreement):
+			return m, m.openAgreement()
+		case m.screen == screenQueue && key.Matches(msg, m.keys.ShowAll):
+			return m, m.toggleAll()
+		}
 	}
 	if cmd, ok := m.handleLabelKey(msg); ok {
 		return m, cmd
@@ -314,6 +341,23 @@ func (m Model) handleNoteKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.modal = modalNone
 		m.note.Blur()
 		m.status = "note discarded"
+		if m.pending != "" {
+			m.status = "not settled: an adjudication needs a reason"
+			m.pending = ""
+		}
+		return m, nil
+	case key.Matches(msg, m.keys.Save) && m.pending != "":
+		if strings.TrimSpace(m.note.Value()) == "" {
+			m.errText = reasonRequired
+			return m, nil
+		}
+		m.modal = modalNone
+		m.note.Blur()
+		code := m.pending
+		m.pending = ""
+		if it := m.queue.item(m.picker.traceID); it != nil {
+			return m, m.storePrimary(it, code, m.note.Value())
+		}
 		return m, nil
 	case key.Matches(msg, m.keys.Save):
 		m.modal = modalNone
@@ -349,4 +393,35 @@ func (m Model) handlePickerKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 	}
 	return m, nil
+}
+
+// handleAgreementKey scrolls the agreement screen; esc goes back to the
+// screen it was opened from.
+func (m Model) handleAgreementKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	km := m.keys
+	half := max(1, m.lay.agreeBody/2)
+	switch {
+	case key.Matches(msg, km.Back), key.Matches(msg, km.Agreement):
+		m.screen = m.prevScreen
+		m.agreeGen++ // A computation in flight is now stale.
+	case key.Matches(msg, km.Down):
+		m.scrollAgreement(1)
+	case key.Matches(msg, km.Up):
+		m.scrollAgreement(-1)
+	case key.Matches(msg, km.HalfDown):
+		m.scrollAgreement(half)
+	case key.Matches(msg, km.HalfUp):
+		m.scrollAgreement(-half)
+	case key.Matches(msg, km.Top):
+		m.scrollAgreement(-1 << 30)
+	case key.Matches(msg, km.Bottom):
+		m.scrollAgreement(1 << 30)
+	}
+	return m, nil
+}
+
+// scrollAgreement moves the agreement screen by d lines, clamped.
+func (m *Model) scrollAgreement(d int) {
+	n := len(m.agreementLines())
+	m.agreeOff = max(0, min(m.agreeOff+d, n-m.lay.agreeBody))
 }

@@ -26,9 +26,15 @@ func (m Model) View() string {
 	}
 	var top string
 	var bodyTop, bodyH int
-	if m.screen == screenTrace {
+	switch m.screen {
+	case screenTrace:
 		top, bodyTop, bodyH = m.traceScreen(), 4, m.lay.traceBody
-	} else {
+		if m.adjudicating() {
+			bodyTop += reviewPanelHeight
+		}
+	case screenAgreement:
+		top, bodyTop, bodyH = m.agreementScreen(), 1, m.lay.agreeBody
+	default:
 		top, bodyTop, bodyH = m.queueScreen(), 2, m.lay.queueRows
 	}
 	if box := m.modalBox(); box != "" {
@@ -72,6 +78,12 @@ func (m Model) modalBox() string {
 		body = m.picker.view(m.st, innerW, innerH)
 	case modalNote:
 		title = "Note"
+		if m.adjudicating() {
+			title = "Reason"
+		}
+		if m.pending != "" {
+			title = "Reason for " + m.pending + " (required)"
+		}
 		body = m.note.View()
 	case modalHelp:
 		title = "Keys"
@@ -91,14 +103,25 @@ func (m Model) queueScreen() string {
 	var b strings.Builder
 	b.WriteString(m.queueTitle())
 	b.WriteByte('\n')
-	b.WriteString(st.Queue.Header.Render(m.row(c, "", "task", "run", "model", "seed", "rules", "why", "yours", "status")))
+	if m.adjudicating() {
+		b.WriteString(st.Queue.Header.Render(m.row(c, "", "task", "run", "", "seed", "", "reviewers", "final", "status")))
+	} else {
+		b.WriteString(st.Queue.Header.Render(m.row(c, "", "task", "run", "model", "seed", "rules", "why", "yours", "status")))
+	}
 	rows := 0
 	switch {
 	case !q.loaded:
 		b.WriteString("\n" + st.App.Muted.Render("Loading queue…"))
 		rows = 1
 	case len(q.all) == 0:
-		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate("Nothing to review: no leftovers here.", m.width, "…")))
+		empty := "Nothing to review: no leftovers here."
+		if m.adjudicating() {
+			empty = "No disagreements on this slice: nothing to settle."
+			if !m.showAll {
+				empty += " (a shows every doubly-labelled item)"
+			}
+		}
+		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate(empty, m.width, "…")))
 		rows = 1
 	case len(q.view) == 0:
 		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate("No item matches the filter (esc clears it).", m.width, "…")))
@@ -116,7 +139,12 @@ func (m Model) queueScreen() string {
 				yours = "(draft)"
 			}
 		}
-		line := m.row(c, mark, it.TaskID, it.RunID, it.Model, fmt.Sprint(it.Seed), it.Suggestion, it.Reason, yours, string(it.Status))
+		var line string
+		if m.adjudicating() {
+			line = m.row(c, mark, it.TaskID, it.RunID, "", fmt.Sprint(it.Seed), "", m.reviewSummary(it.TraceID), yours, adjStatus(it.Status))
+		} else {
+			line = m.row(c, mark, it.TaskID, it.RunID, it.Model, fmt.Sprint(it.Seed), it.Suggestion, it.Reason, yours, string(it.Status))
+		}
 		switch {
 		case i == q.cursor:
 			line = st.Queue.Cursor.Render(line)
@@ -135,6 +163,18 @@ func (m Model) queueScreen() string {
 // queueTitle is the session line with progress, filter and order.
 func (m Model) queueTitle() string {
 	done, total := m.queue.progress()
+	if m.adjudicating() {
+		parts := []string{"triage adjudicate", m.cfg.Reviewer, "slice " + m.cfg.Slice, fmt.Sprintf("%d of %d settled", done, total)}
+		if m.showAll {
+			parts = append(parts, "every doubly-labelled item")
+		} else {
+			parts = append(parts, "disagreements")
+		}
+		if m.queue.filter != "" {
+			parts = append(parts, fmt.Sprintf("filter %q: %d shown", m.queue.filter, len(m.queue.view)))
+		}
+		return m.st.App.Title.Render(ansi.Truncate(sanitizeLine(strings.Join(parts, " · ")), m.width, "…"))
+	}
 	parts := []string{"triage review", m.cfg.Reviewer}
 	switch {
 	case m.cfg.Slice != "":
@@ -181,6 +221,10 @@ func (m Model) traceScreen() string {
 	var b strings.Builder
 	b.WriteString(m.traceHeader())
 	b.WriteByte('\n')
+	if m.adjudicating() {
+		b.WriteString(m.reviewPanel())
+		b.WriteByte('\n')
+	}
 	b.WriteString(m.tabBar())
 	b.WriteByte('\n')
 	if !v.loaded {
@@ -219,9 +263,13 @@ func (m Model) traceHeader() string {
 		if len(it.Secondary) > 0 {
 			mine += " [" + strings.Join(it.Secondary, ", ") + "]"
 		}
-		l3 = append(l3, lbl("yours ")+st.Trace.Mine.Render(sanitizeLine(mine)))
+		who, what := "yours ", "note "
+		if m.adjudicating() {
+			who, what = "final ", "reason "
+		}
+		l3 = append(l3, lbl(who)+st.Trace.Mine.Render(sanitizeLine(mine)))
 		if it.Note != "" {
-			l3 = append(l3, lbl("note ")+sanitizeLine(firstLine(it.Note)))
+			l3 = append(l3, lbl(what)+sanitizeLine(firstLine(it.Note)))
 		}
 	}
 	if !m.cfg.Blind && v.verdict != nil {
@@ -371,4 +419,25 @@ func firstLine(s string) string {
 		l += " …"
 	}
 	return l
+}
+
+// agreementScreen is the adjudication session's agreement figures: a
+// title, then the visible window of the rendered report.
+func (m Model) agreementScreen() string {
+	title := m.st.App.Title.Render(ansi.Truncate(sanitizeLine("triage adjudicate · "+m.cfg.Reviewer+" · agreement on slice "+m.cfg.Slice), m.width, "…"))
+	return title + "\n" + pageView(m.agreementLines(), m.agreeOff, m.width, m.lay.agreeBody)
+}
+
+// agreementLines is the rendered agreement (cached per report and
+// width), or what stands in for it.
+func (m Model) agreementLines() []string {
+	switch {
+	case m.agreeLines != nil:
+		return m.agreeLines
+	case m.agreeErr != "":
+		return []string{m.st.App.Error.Render(ansi.Truncate(sanitizeLine(m.agreeErr), m.width, "…"))}
+	case m.agreeRep == nil:
+		return []string{m.st.App.Muted.Render("Computing agreement…")}
+	}
+	return renderAgreement(m.st, m.agreeRep, "", m.width)
 }

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/triage-dev/triage/internal/agreement"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/ui"
+)
+
+type adjudicateOpts struct {
+	adjudicator, keys string
+	noMouse           bool
+}
+
+func newAdjudicateCmd(a *app) *cobra.Command {
+	var o adjudicateOpts
+	cmd := &cobra.Command{
+		Use:   "adjudicate SLICE --adjudicator NAME",
+		Short: "Settle the slice's disagreements in the terminal UI: pick the final label and say why",
+		Long: `Open the adjudication screen over a slice's items where the reviewers' primaries differ
+(press a for every doubly-labelled item). Each trace shows the same panes as review, with
+every reviewer's primary, tags and note side by side. Digits 1-8 (or p) pick the final
+label, t its tags; a reason is required (c edits it; ctrl+s stores). The adjudication is
+stored as an event of kind "adjudication" and takes precedence over every other label.
+u undoes, A shows the slice's agreement figures. Press ? for every key.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runAdjudicate(cmd.Context(), args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.adjudicator, "adjudicator", os.Getenv("TRIAGE_REVIEWER"), "your name, recorded on every adjudication (default $TRIAGE_REVIEWER)")
+	f.StringVar(&o.keys, "keys", os.Getenv("TRIAGE_KEYS"), "TOML file overriding key bindings")
+	f.BoolVar(&o.noMouse, "no-mouse", false, "do not capture the mouse (keeps the terminal's own selection)")
+	return cmd
+}
+
+func (a *app) runAdjudicate(ctx context.Context, slice string, o adjudicateOpts) error {
+	if o.adjudicator == "" {
+		return usageErr("adjudicate needs --adjudicator NAME (or $TRIAGE_REVIEWER): every adjudication records who gave it")
+	}
+	tax, err := a.taxonomy()
+	if err != nil {
+		return err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.Slice(ctx, slice); err != nil {
+		return fmt.Errorf("slice %s: %w", slice, err)
+	}
+	cfg := ui.Config{Reviewer: o.adjudicator, Slice: slice, Taxonomy: tax, Mouse: !o.noMouse}
+	if o.keys != "" {
+		km, err := loadKeys(o.keys)
+		if err != nil {
+			return err
+		}
+		cfg.KeyMap = &km
+	}
+	if !a.isTerminal(a.stdout) {
+		return errors.New("adjudicate needs a terminal (stdout is not one)")
+	}
+	return ui.RunAdjudicate(ctx, &adjStore{uiStore: &uiStore{db: db, tax: tax}}, cfg)
+}
+
+// loadKeys reads a key binding override file.
+func loadKeys(path string) (ui.KeyMap, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ui.KeyMap{}, fmt.Errorf("keys: %w", err)
+	}
+	km, err := ui.LoadKeyMap(data)
+	if err != nil {
+		return km, fmt.Errorf("keys %s: %w", path, err)
+	}
+	return km, nil
+}
+
+// adjStore adds what the adjudication screen needs to the review adapter.
+type adjStore struct {
+	*uiStore
+}
+
+// Disagreements implements ui.AdjudicationStore. Reviewers' labels come
+// from LabelStates (live human labels, undo applied); the adjudication is
+// folded here from the slice's events per actor, so that an adjudicator's
+// undo retracts their adjudication.
+func (s *adjStore) Disagreements(ctx context.Context, q ui.DisagreementQuery) ([]ui.Disputed, error) {
+	sl, err := s.db.Slice(ctx, q.Slice)
+	if err != nil {
+		return nil, err
+	}
+	states, err := s.db.LabelStates(ctx, sl.RunID)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := s.db.HumanEvents(ctx, "", q.Slice)
+	if err != nil {
+		return nil, err
+	}
+	byTrace := map[int64]map[string][]triage.LabelEvent{}
+	for _, x := range evs {
+		e := x.Event
+		if byTrace[e.TraceID] == nil {
+			byTrace[e.TraceID] = map[string][]triage.LabelEvent{}
+		}
+		byTrace[e.TraceID][e.Actor] = append(byTrace[e.TraceID][e.Actor], e)
+	}
+	var out []ui.Disputed
+	for _, id := range sl.Items {
+		st := states[id]
+		if st == nil {
+			continue
+		}
+		var revs []triage.LabelEvent
+		for _, h := range st.Humans {
+			if h.Kind == triage.KindHuman && h.Primary != "" {
+				revs = append(revs, *h)
+			}
+		}
+		if len(revs) < 2 {
+			continue
+		}
+		ui.SortReviews(revs)
+		d := ui.Disputed{Reviews: revs}
+		if !q.All && d.Agree() {
+			continue
+		}
+		sum, err := s.db.Summary(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		it := ui.QueueItem{TraceID: id, RunID: sum.RunID, TaskID: sum.TaskID, Seed: sum.Seed, Model: sum.Model, Status: ui.StatusTodo}
+		if st.Rule != nil && st.Rule.Verdict != nil {
+			it.Suggestion, it.Reason = st.Rule.Primary, st.Rule.Verdict.Reason
+		}
+		var final *triage.LabelEvent
+		for _, actorEvs := range byTrace[id] {
+			if cur := triage.CurrentLabel(actorEvs); cur != nil && cur.Kind == triage.KindAdjudication && (final == nil || cur.ID > final.ID) {
+				final = cur
+			}
+		}
+		switch {
+		case final != nil:
+			it.Primary, it.Secondary, it.Note, it.Status = final.Primary, final.Secondary, final.Note, ui.StatusLabelled
+		case ui.LiveStatus(byTrace[id][q.Adjudicator]) == ui.StatusSkipped:
+			it.Status = ui.StatusSkipped
+		}
+		d.QueueItem = it
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// Agreement implements ui.AdjudicationStore with the same figures as
+// `triage agree SLICE` (taxonomy classes, default resamples, seed 1).
+func (s *adjStore) Agreement(ctx context.Context, slice string) (*agreement.Report, error) {
+	return sliceAgreement(ctx, s.db, slice, agreement.Options{Categories: s.tax.Codes(), Seed: 1})
+}
+
+// sliceAgreement computes agreement on a slice from its reviewers' live
+// human labels. runAgreeSlice in agree.go builds the same ratings; it can
+// call this instead.
+func sliceAgreement(ctx context.Context, db *store.DB, name string, opt agreement.Options) (*agreement.Report, error) {
+	sl, err := db.Slice(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	states, err := db.LabelStates(ctx, sl.RunID)
+	if err != nil {
+		return nil, err
+	}
+	var rs []agreement.Rating
+	for _, id := range sl.Items {
+		st := states[id]
+		if st == nil {
+			continue
+		}
+		s, err := db.Summary(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for actor, e := range st.Humans {
+			if e.Kind != triage.KindHuman || e.Primary == "" {
+				continue
+			}
+			rs = append(rs, agreement.Rating{Unit: s.Key(), Rater: actor, Label: e.Primary, Tags: e.Secondary, HasTags: true})
+		}
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("slice %s has no human labels yet", name)
+	}
+	rep, err := agreement.Compute(rs, opt)
+	if err != nil {
+		return nil, fmt.Errorf("slice %s: %w", name, err)
+	}
+	return rep, nil
+}

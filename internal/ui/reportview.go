@@ -1,0 +1,252 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// ReportView is what the report screen shows. It is a plain struct so the
+// UI need not import the card package: cmd/triage fills it from the
+// card's report.
+type ReportView struct {
+	// Title names what is reported, e.g. "run demo · invoice-client-v3".
+	Title  string
+	Traces int
+	// Mix is every primary class in taxonomy order, zeros included.
+	Mix              []MixRow
+	HeadlinePassRate float64
+	ContractPassRate float64
+	PassAt1          float64
+	PassHatK         float64
+	K                int
+	Leftovers        int
+	// Dominant is the largest failure class with the seed's advice, or
+	// nil when nothing failed.
+	Dominant *DominantView
+	// Seeds are the grid's columns; each task's Cells align with them.
+	Seeds        []int
+	Tasks        []TaskView
+	NobodyClears []string
+	Saturated    []string
+}
+
+// MixRow is one class of the failure mix.
+type MixRow struct {
+	Code  string
+	Name  string
+	Count int
+}
+
+// DominantView is the mix's largest failure class and what to do.
+type DominantView struct {
+	Code   string
+	Share  float64
+	DoNot  string
+	DoThis string
+}
+
+// TaskView is one task's row of the per-task × seed grid.
+type TaskView struct {
+	TaskID   string
+	Runs     int
+	Solved   int
+	PassAt1  float64
+	PassHatK bool
+	Cells    []CellView
+}
+
+// CellView is one attempt of a task: Ran is false for a seed the task
+// never ran.
+type CellView struct {
+	Ran     bool
+	Solved  bool
+	Primary string
+	Leaked  bool
+}
+
+// Report view sizes.
+const (
+	// reportCellW is a grid cell: a two-letter class code and a margin.
+	reportCellW = 4
+	// maxBarW bounds the mix's bars on a wide screen.
+	maxBarW = 50
+	// maxTaskLabel bounds a task id beside the grid.
+	maxTaskLabel = 24
+)
+
+// renderReport draws the report as lines of at most width cells: the
+// headline figures, the failure mix as bars, the dominant class's advice
+// and the per-task × seed grid as coloured cells. It is pure.
+func renderReport(st *Styles, r *ReportView, width int) []string {
+	if width <= 0 || r == nil {
+		return nil
+	}
+	var out []string
+	add := func(s string) { out = append(out, ansi.Truncate(s, width, "…")) }
+	title := "triage report"
+	if r.Title != "" {
+		title += " · " + r.Title
+	}
+	add(st.App.Title.Render(sanitizeLine(title)) + st.App.Muted.Render(fmt.Sprintf(" · %d traces", r.Traces)))
+	figs := fmt.Sprintf("headline pass %s · contract pass %s · pass@1 %.2f · pass^k %.2f (k=%d)",
+		pct(r.HeadlinePassRate), pct(r.ContractPassRate), r.PassAt1, r.PassHatK, r.K)
+	if r.Leftovers > 0 {
+		figs += fmt.Sprintf(" · %d leftovers", r.Leftovers)
+	}
+	for _, l := range wrapText(figs, width) {
+		add(l)
+	}
+	add("")
+	add(st.Agree.Heading.Render("Failure mix"))
+	codeW, maxN := 0, 0
+	for _, m := range r.Mix {
+		codeW = max(codeW, ansi.StringWidth(cutCell(m.Code, maxGridLabel)))
+		maxN = max(maxN, m.Count)
+	}
+	barW := max(1, min(maxBarW, width-codeW-16))
+	for _, m := range r.Mix {
+		n := 0
+		if maxN > 0 {
+			n = (m.Count*barW + maxN - 1) / maxN
+		}
+		share := 0.0
+		if r.Traces > 0 {
+			share = float64(m.Count) / float64(r.Traces)
+		}
+		bar := barStyle(st, m.Code).Render(strings.Repeat("█", n))
+		add(fmt.Sprintf("  %-*s ", codeW, cutCell(m.Code, maxGridLabel)) + pad(bar, barW) + fmt.Sprintf(" %4d %4s", m.Count, pct(share)))
+	}
+	if d := r.Dominant; d != nil {
+		add("")
+		add(st.Agree.Heading.Render("Dominant") + " " + st.Agree.Bad.Render(sanitizeLine(d.Code)) + st.App.Muted.Render(" "+pct(d.Share)+" of traces"))
+		if d.DoNot != "" {
+			for _, l := range wrapText("do not: "+sanitizeLine(d.DoNot), max(10, width-2)) {
+				add("  " + l)
+			}
+		}
+		if d.DoThis != "" {
+			for _, l := range wrapText("do this: "+sanitizeLine(d.DoThis), max(10, width-2)) {
+				add("  " + l)
+			}
+		}
+	}
+	if len(r.Tasks) > 0 {
+		add("")
+		out = append(out, renderGrid(st, r, width)...)
+	}
+	return out
+}
+
+// renderGrid draws the per-task × seed grid: a solved attempt is a green
+// "ok", a failed one its class's two-letter code on red, a leak "!!", a
+// seed never run "·". Letters carry the meaning where colour is off.
+func renderGrid(st *Styles, r *ReportView, width int) []string {
+	rs := &st.Report
+	var out []string
+	add := func(s string) { out = append(out, ansi.Truncate(s, width, "…")) }
+	add(st.Agree.Heading.Render("Per task × seed") + st.App.Muted.Render(" ok solved · XX failed, by class · !! leaked · · not run"))
+	taskW := len("task")
+	for _, t := range r.Tasks {
+		taskW = max(taskW, ansi.StringWidth(cutCell(t.TaskID, maxTaskLabel)))
+	}
+	var hb strings.Builder
+	hb.WriteString(fmt.Sprintf("  %-*s", taskW, "task"))
+	for _, s := range r.Seeds {
+		hb.WriteString(fmt.Sprintf("%*d", reportCellW, s))
+	}
+	hb.WriteString("  pass@1 pass^k")
+	add(st.App.Muted.Render(hb.String()))
+	used := map[string]bool{}
+	var order []string
+	for _, t := range r.Tasks {
+		var b strings.Builder
+		b.WriteString(fmt.Sprintf("  %-*s", taskW, cutCell(t.TaskID, maxTaskLabel)))
+		for i := range r.Seeds {
+			var c CellView
+			if i < len(t.Cells) {
+				c = t.Cells[i]
+			}
+			txt, style := "·", rs.NotRun
+			switch {
+			case !c.Ran:
+			case c.Leaked:
+				txt, style = "!!", rs.Leaked
+			case c.Solved:
+				txt, style = "ok", rs.Solved
+			default:
+				txt, style = classAbbrev(c.Primary), rs.Failed
+				if !used[c.Primary] {
+					used[c.Primary] = true
+					order = append(order, c.Primary)
+				}
+			}
+			b.WriteString(strings.Repeat(" ", reportCellW-2) + style.Render(fmt.Sprintf("%-2s", txt)))
+		}
+		hk := st.App.Muted.Render("  no")
+		if t.PassHatK {
+			hk = rs.BarPass.Render(" yes")
+		}
+		b.WriteString(fmt.Sprintf("  %6.2f ", t.PassAt1) + hk)
+		add(b.String())
+	}
+	if len(order) > 0 {
+		var leg []string
+		for _, c := range order {
+			leg = append(leg, classAbbrev(c)+"="+sanitizeLine(orDash(c)))
+		}
+		for _, l := range wrapText(strings.Join(leg, "  "), max(10, width-2)) {
+			add("  " + st.App.Muted.Render(l))
+		}
+	}
+	if len(r.NobodyClears) > 0 {
+		add("  " + st.Agree.Bad.Render("nobody clears: ") + sanitizeLine(strings.Join(r.NobodyClears, ", ")))
+	}
+	if len(r.Saturated) > 0 {
+		add("  " + st.Agree.Good.Render("saturated: ") + sanitizeLine(strings.Join(r.Saturated, ", ")))
+	}
+	return out
+}
+
+// classAbbrev is a class's two-letter grid code: the initials of its
+// words (ASSUME_API → AA), or its first two letters (TIMEOUT → TI).
+func classAbbrev(code string) string {
+	if code == "" {
+		return "??"
+	}
+	code = sanitizeLine(code)
+	words := strings.FieldsFunc(code, func(r rune) bool { return r == '_' || r == '-' || r == ' ' })
+	if len(words) >= 2 {
+		return strings.ToUpper(firstRune(words[0]) + firstRune(words[1]))
+	}
+	rs := []rune(code)
+	if len(rs) >= 2 {
+		return strings.ToUpper(string(rs[:2]))
+	}
+	return strings.ToUpper(code) + " "
+}
+
+func firstRune(s string) string {
+	for _, r := range s {
+		return string(r)
+	}
+	return ""
+}
+
+// barStyle colours a class's bar: a contract pass green, a weak pass
+// amber, every failure red.
+func barStyle(st *Styles, code string) lipgloss.Style {
+	switch code {
+	case triage.PassContract:
+		return st.Report.BarPass
+	case triage.PassWeak:
+		return st.Report.BarWeak
+	}
+	return st.Report.BarFail
+}
+
+// pct formats a share as a whole percentage.
+func pct(f float64) string { return fmt.Sprintf("%.0f%%", 100*f) }
