@@ -22,7 +22,7 @@ func newRulesCmd(a *app) *cobra.Command {
 		Use:   "rules",
 		Short: "Label traces with the deterministic rules, and explain a verdict",
 	}
-	cmd.AddCommand(newRulesRunCmd(a), newRulesExplainCmd(a))
+	cmd.AddCommand(newRulesRunCmd(a), newRulesExplainCmd(a), newRulesCheckCmd(a))
 	return cmd
 }
 

@@ -288,16 +288,18 @@ func WriteRuleCheckText(w io.Writer, rc *RuleCheck) error {
 	return ew.err
 }
 
-// cleanUnit sanitises a unit name like clean but allows trace keys
-// (RUN/TASK#SEED) their usual length: escape sequences are removed,
-// control and format characters become '?'.
+// cleanUnit makes a unit name safe for a terminal and allows trace keys
+// (RUN/TASK#SEED) their usual length. Unlike clean it does not strip
+// escape sequences, which could swallow real characters of the key (ESC
+// '#' '0' is a sequence): every control or format character becomes '?',
+// which leaves any sequence inert and shows a reader that one was there.
 func cleanUnit(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == unicode.ReplacementChar {
 			return '?'
 		}
 		return r
-	}, ansi.Strip(s))
+	}, s)
 	if ansi.StringWidth(s) > maxUnit {
 		s = ansi.Truncate(s, maxUnit, "…")
 	}
