@@ -16,7 +16,7 @@ import (
 
 type agreeOpts struct {
 	ratings, categories string
-	asJSON              bool
+	asJSON, tui         bool
 	resamples           int
 	seed                uint64
 }
@@ -51,6 +51,7 @@ least 0.800 on at least 20 doubly-rated units with the interval's lower bound at
 	f.StringVar(&o.ratings, "ratings", "", "long-form ratings file (CSV or JSONL)")
 	f.StringVar(&o.categories, "categories", "", "declare the category set, comma-separated (Gwet's AC1 depends on it)")
 	f.BoolVar(&o.asJSON, "json", false, "print JSON")
+	f.BoolVar(&o.tui, "tui", false, "show the figures and the confusion matrix full screen")
 	f.IntVar(&o.resamples, "resamples", agreement.DefaultResamples, "bootstrap resamples for alpha's interval")
 	f.Uint64Var(&o.seed, "seed", 1, "bootstrap seed")
 	return cmd
@@ -84,6 +85,9 @@ func (a *app) runAgreeFile(o agreeOpts) error {
 	}
 	if o.asJSON {
 		return writeJSON(a.stdout, rep)
+	}
+	if o.tui {
+		return a.showAgreementTUI(context.Background(), rep, o.ratings)
 	}
 	return agreement.WriteText(a.stdout, rep)
 }
@@ -150,6 +154,9 @@ func (a *app) runAgreeSlice(ctx context.Context, name string, o agreeOpts) error
 	}
 	if o.asJSON {
 		return writeJSON(a.stdout, rep)
+	}
+	if o.tui {
+		return a.showAgreementTUI(ctx, rep, "slice "+name)
 	}
 	fmt.Fprintf(a.stdout, "slice %s, taxonomy %s\n\n", triage.Sanitize(name), rules.ShortVersion(tax.Version))
 	return agreement.WriteText(a.stdout, rep)

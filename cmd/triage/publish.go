@@ -179,12 +179,16 @@ func newReportCmd(a *app) *cobra.Command {
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
 				format = "json"
 			}
+			if tui, _ := cmd.Flags().GetBool("tui"); tui {
+				return a.showReportTUI(cmd.Context(), run)
+			}
 			return a.runReport(cmd.Context(), run, format, out, width)
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "only this run")
 	cmd.Flags().StringVar(&format, "format", "text", "text, md, json or html")
 	cmd.Flags().Bool("json", false, "same as --format json")
+	cmd.Flags().Bool("tui", false, "show the mix and the per-task grid full screen")
 	cmd.Flags().StringVar(&out, "out", "", "write to this file instead of stdout")
 	cmd.Flags().IntVar(&width, "width", 0, "text width (default: the terminal's, or 100)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "md", "json", "html"}, cobra.ShellCompDirectiveNoFileComp))
