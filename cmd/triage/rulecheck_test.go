@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // ruleCheckData holds the check's inputs; its README has the table of
@@ -258,4 +260,73 @@ func TestRulesCheckGolden(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	require.Equal(t, string(want), out)
+}
+
+func TestFixtureName(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 200)
+	tests := []struct {
+		name, run, task string
+		seed            int
+		want            string // regexp
+	}{
+		{"plain ids keep their name", "r1", "T_01", 3, `^r1__T_01__3\.json$`},
+		{"separators are replaced and hashed", "a/b", `..\c`, 0, `^a_b__.._c__0__[0-9a-f]{8}\.json$`},
+		{"control and non-ASCII characters", "r\x00\n", "tâche\x1b", 1, `^r____t_che___1__[0-9a-f]{8}\.json$`},
+		{"empty ids", "", "", 0, `^___+__0__[0-9a-f]{8}\.json$`},
+		{"long ids are cut", long, long, 0, `^x{64}__x{64}__0__[0-9a-f]{8}\.json$`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := fixtureName(tc.run, tc.task, tc.seed, map[string]bool{})
+			require.Regexp(t, tc.want, got)
+			require.Equal(t, got, filepath.Base(got), "always one path component")
+			require.LessOrEqual(t, len(got), 255)
+		})
+	}
+	used := map[string]bool{}
+	first := fixtureName("a_b", "T", 0, used)
+	second := fixtureName("a/b", "T", 0, used)
+	third := fixtureName("a?b", "T", 0, used)
+	require.Equal(t, "a_b__T__0.json", first)
+	require.NotEqual(t, first, second, "ids that sanitise alike never share a file")
+	require.NotEqual(t, second, third)
+}
+
+func TestSettledFinal(t *testing.T) {
+	t.Parallel()
+	human := func(id int64, primary string, tags ...string) *triage.LabelEvent {
+		return &triage.LabelEvent{ID: id, Kind: triage.KindHuman, Primary: primary, Secondary: tags}
+	}
+	tests := []struct {
+		name string
+		st   *triage.LabelState
+		ok   bool
+		want fixtureFinal
+	}{
+		{"nothing", nil, false, fixtureFinal{}},
+		{"rules only", &triage.LabelState{Rule: &triage.LabelEvent{Kind: triage.KindRule, Primary: "TIMEOUT"}}, false, fixtureFinal{}},
+		{"one reviewer", &triage.LabelState{Humans: map[string]*triage.LabelEvent{"ann": human(1, "TIMEOUT")}}, false, fixtureFinal{}},
+		{"two disagree", &triage.LabelState{Humans: map[string]*triage.LabelEvent{"ann": human(1, "TIMEOUT"), "bob": human(2, "TOOL_LOOP")}}, false, fixtureFinal{}},
+		{"two agree, common tags", &triage.LabelState{Humans: map[string]*triage.LabelEvent{
+			"ann": human(1, "TIMEOUT", "b", "a", "a"), "bob": human(2, "TIMEOUT", "a", "c"), "cat": human(3, "TIMEOUT", "a", "b")}},
+			true, fixtureFinal{Primary: "TIMEOUT", Secondary: []string{"a"}, Source: "agreed"}},
+		{"adjudication wins over disagreement", &triage.LabelState{
+			Humans:       map[string]*triage.LabelEvent{"ann": human(1, "TIMEOUT"), "bob": human(2, "TOOL_LOOP")},
+			Adjudication: &triage.LabelEvent{Kind: triage.KindAdjudication, Primary: "TOOL_LOOP", Secondary: []string{"z", "y"}}},
+			true, fixtureFinal{Primary: "TOOL_LOOP", Secondary: []string{"y", "z"}, Source: "adjudicated"}},
+		{"adjudication alone", &triage.LabelState{Adjudication: &triage.LabelEvent{Kind: triage.KindAdjudication, Primary: "SCORER_RED"}},
+			true, fixtureFinal{Primary: "SCORER_RED", Secondary: []string{}, Source: "adjudicated"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := settledFinal(tc.st)
+			require.Equal(t, tc.ok, ok)
+			if ok {
+				require.Equal(t, tc.want, got)
+			}
+		})
+	}
 }
