@@ -229,12 +229,12 @@ func (m Model) reviewPanel() string {
 	}
 	colW := max(1, (m.width-(n-1)*len(reviewGap))/n)
 	for i, r := range shown {
-		prim := st.Adjudicate.Primary
+		prim, mark := st.Adjudicate.Primary, ""
 		switch {
 		case final != "" && r.Primary == final:
-			prim = st.Adjudicate.Same
+			prim, mark = st.Adjudicate.Same, " ✓"
 		case final != "":
-			prim = st.Adjudicate.Differs
+			prim, mark = st.Adjudicate.Differs, " ✗"
 		}
 		tags := "no tags"
 		if len(r.Secondary) > 0 {
@@ -245,7 +245,7 @@ func (m Model) reviewPanel() string {
 			note = firstLine(r.Note)
 		}
 		cells := []string{
-			st.Adjudicate.Reviewer.Render(fit(r.Actor+" ", colW/2)) + prim.Render(fit(orDash(r.Primary), colW-min(colW/2, ansiWidth(r.Actor)+1))),
+			st.Adjudicate.Reviewer.Render(fit(r.Actor+" ", colW/2)) + prim.Render(fit(orDash(r.Primary)+mark, colW-min(colW/2, ansiWidth(r.Actor)+1))),
 			st.Trace.Value.Render(fit(tags, colW)),
 			st.App.Muted.Render(fit(note, colW)),
 		}

@@ -190,12 +190,9 @@ func renderMatrix(st *Styles, m *agreement.Matrix, width int) []string {
 			txt := matrixNumber(v)
 			var style lipgloss.Style
 			switch {
-			case i == j:
+			case i == j && v != 0:
 				txt = "[" + txt + "]"
 				style = a.Diagonal
-				if v == 0 {
-					style = a.Zero
-				}
 			case v == 0:
 				txt = "·"
 				style = a.Zero

@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/charmbracelet/x/ansi"
+
 // Breakpoints and fixed heights of the screen.
 const (
 	minWidth  = 60
@@ -37,14 +39,14 @@ type queueCols struct {
 // computeLayout derives every size from the terminal size. Views never
 // compute sizes; they read this. An adjudication session shows the
 // reviewers' panel on the trace screen and their labels in the queue.
-func computeLayout(w, h int, blind, adjudicate bool) layout {
+func computeLayout(w, h int, blind, adjudicate bool, natural queueCols) layout {
 	l := layout{width: w, tooSmall: w < minWidth || h < minHeight}
 	l.queueRows = max(0, h-queueChrome)
 	l.traceBody = max(0, h-traceChrome)
 	l.agreeBody = max(0, h-agreeChrome)
 	if adjudicate {
 		l.traceBody = max(0, l.traceBody-reviewPanelHeight)
-		l.cols = adjudicateCols(w)
+		l.cols = fitCols(adjudicateCols(w), natural)
 		return l
 	}
 	c := queueCols{mark: 2, seed: 5, status: 9, yours: 15}
@@ -63,8 +65,43 @@ func computeLayout(w, h int, blind, adjudicate bool) layout {
 		// Spare width goes to the reason, the longest text.
 		c.why += rest - c.task - c.run - c.model
 	}
-	l.cols = c
+	l.cols = fitCols(c, natural)
 	return l
+}
+
+// fitCols shrinks the task, run and model columns to their content (plus
+// a gap) when it is narrower, and gives the width saved to the "why"
+// column when it is shown: short identifiers should not push the
+// reason, the longest text, off a laptop screen. A zero natural width
+// means unknown (queue not loaded) and changes nothing.
+func fitCols(c, natural queueCols) queueCols {
+	spare := 0
+	shrink := func(col *int, nat int) {
+		if nat > 0 && nat+1 < *col {
+			spare += *col - (nat + 1)
+			*col = nat + 1
+		}
+	}
+	shrink(&c.task, natural.task)
+	shrink(&c.run, natural.run)
+	shrink(&c.model, natural.model)
+	if c.why > 0 {
+		c.why += spare
+	}
+	return c
+}
+
+// naturalCols measures the widest task, run and model of the items
+// (headers included), for fitCols.
+func naturalCols(items []QueueItem) queueCols {
+	n := queueCols{task: len("task"), run: len("run"), model: len("model")}
+	for i := range items {
+		it := &items[i]
+		n.task = max(n.task, ansi.StringWidth(sanitizeLine(it.TaskID)))
+		n.run = max(n.run, ansi.StringWidth(sanitizeLine(it.RunID)))
+		n.model = max(n.model, ansi.StringWidth(sanitizeLine(it.Model)))
+	}
+	return n
 }
 
 // adjudicateCols lays out the adjudication queue: the reviewers' labels
@@ -81,7 +118,7 @@ func adjudicateCols(w int) queueCols {
 // resize stores the terminal size and pushes sizes down to the children.
 func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
-	m.lay = computeLayout(w, h, m.cfg.Blind, m.adjudicating())
+	m.lay = computeLayout(w, h, m.cfg.Blind, m.adjudicating(), m.natural)
 	m.queue.setHeight(m.lay.queueRows)
 	m.trace.setSize(w, m.lay.traceBody)
 	m.input.Width = max(0, w-4)

@@ -73,6 +73,7 @@ type Model struct {
 
 	width, height int
 	lay           layout
+	natural       queueCols // the queue's content widths, for the layout
 
 	screen  screenID
 	modal   modalID

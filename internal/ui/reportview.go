@@ -95,7 +95,7 @@ func renderReport(st *Styles, r *ReportView, width int) []string {
 	figs := fmt.Sprintf("headline pass %s · contract pass %s · pass@1 %.2f · pass^k %.2f (k=%d)",
 		pct(r.HeadlinePassRate), pct(r.ContractPassRate), r.PassAt1, r.PassHatK, r.K)
 	if r.Leftovers > 0 {
-		figs += fmt.Sprintf(" · %d leftovers", r.Leftovers)
+		figs += " · " + plural(r.Leftovers, "leftover")
 	}
 	for _, l := range wrapText(figs, width) {
 		add(l)

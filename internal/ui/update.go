@@ -24,6 +24,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.queue.setItems(msg.items, m.cfg.Blind)
+		m.natural = naturalCols(msg.items)
+		m.resize(m.width, m.height)
 		if msg.reviews != nil {
 			m.reviews = msg.reviews
 		}
