@@ -19,6 +19,8 @@ const (
 	maxTaskCol  = 32
 	maxRunCol   = 28
 	maxModelCol = 28
+	// maxReviewersCol caps the adjudication queue's reviewers column.
+	maxReviewersCol = 72
 )
 
 // layout is every size the views use, computed once per resize.
@@ -111,7 +113,9 @@ func adjudicateCols(w int) queueCols {
 	rest := max(0, w-c.mark-c.seed-c.status-c.yours)
 	c.task = min(rest*3/10, maxTaskCol)
 	c.run = min(rest*2/10, maxRunCol)
-	c.why = max(0, rest-c.task-c.run)
+	// The reviewers' labels, capped so "final" stays near them on a wide
+	// screen.
+	c.why = min(max(0, rest-c.task-c.run), maxReviewersCol)
 	return c
 }
 

@@ -56,12 +56,20 @@ func (q *queueModel) setItems(items []QueueItem, blind bool) {
 	}
 	q.loaded = true
 	_ = q.apply(q.filter, blind)
+	// Resume at the first item still to do, else the first one skipped.
 	q.cursor = 0
+	skipped := -1
 	for i, idx := range q.view {
-		if q.all[idx].Status == StatusTodo {
+		if st := q.all[idx].Status; st == StatusTodo {
+			skipped = -1
 			q.cursor = i
 			break
+		} else if st == StatusSkipped && skipped < 0 {
+			skipped = i
 		}
+	}
+	if skipped >= 0 {
+		q.cursor = skipped
 	}
 	q.clamp()
 }
