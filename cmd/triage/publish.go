@@ -36,18 +36,9 @@ func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *tria
 			}
 		}
 	}
-	sums, err := db.Summaries(ctx, run)
-	if err != nil {
-		return in, err
-	}
-	states, err := db.LabelStates(ctx, run)
-	if err != nil {
-		return in, err
-	}
-	for _, s := range sums {
+	err := db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
 		row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: s.Model, Agent: s.Agent, PromptID: s.PromptID,
 			ExitCode: s.ExitCode, Outcome: s.Outcome, Tokens: s.Tokens, CostUSD: s.CostUSD, WallS: s.WallS}
-		st := states[s.ID]
 		f := triage.Resolve(st)
 		row.Primary, row.Secondary, row.Source, row.Decision, row.Leftover = f.Primary, f.Secondary, f.Source, f.Decision, f.Unresolved
 		if st != nil && st.Rule != nil && st.Rule.Verdict != nil {
@@ -61,6 +52,10 @@ func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *tria
 			row.Leaked = true
 		}
 		in.Traces = append(in.Traces, row)
+		return nil
+	})
+	if err != nil {
+		return in, err
 	}
 	if t, err := db.LatestTrust(ctx, tax.Version); err == nil {
 		in.TaxonomyTrusted = t.Status

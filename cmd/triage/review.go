@@ -84,29 +84,20 @@ type uiStore struct {
 
 // Queue implements ui.Store.
 func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, error) {
-	var ids []int64
-	var sums map[int64]store.TraceSummary
+	// pos orders a slice's items as sampled; nil means the leftovers.
+	var pos map[int64]int
 	if q.Slice != "" {
 		sl, err := s.db.Slice(ctx, q.Slice)
 		if err != nil {
 			return nil, err
 		}
-		ids = sl.Items
+		pos = make(map[int64]int, len(sl.Items))
+		for i, id := range sl.Items {
+			pos[id] = i
+		}
 	}
-	all, err := s.db.Summaries(ctx, q.RunID)
-	if err != nil {
-		return nil, err
-	}
-	sums = make(map[int64]store.TraceSummary, len(all))
-	for _, t := range all {
-		sums[t.ID] = t
-	}
-	states, err := s.db.LabelStates(ctx, q.RunID)
-	if err != nil {
-		return nil, err
-	}
-	// The reviewer's own events say which items they skipped: LabelStates
-	// folds skips away.
+	// The reviewer's own events say which items they skipped: label
+	// states fold skips away.
 	mine, err := s.db.HumanEvents(ctx, q.Reviewer, q.Slice)
 	if err != nil {
 		return nil, err
@@ -115,22 +106,16 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 	for _, x := range mine {
 		own[x.Event.TraceID] = append(own[x.Event.TraceID], x.Event)
 	}
-	if q.Slice == "" {
-		for _, t := range all {
-			st := states[t.ID]
-			if st == nil || st.Rule == nil || st.Rule.Verdict == nil || st.Rule.Verdict.Decision == triage.DecisionLeftover {
-				ids = append(ids, t.ID)
+	var items []ui.QueueItem
+	err = s.db.Each(ctx, q.RunID, func(t store.TraceSummary, st *triage.LabelState) error {
+		if pos != nil {
+			if _, ok := pos[t.ID]; !ok {
+				return nil
 			}
+		} else if st != nil && st.Rule != nil && st.Rule.Verdict != nil && st.Rule.Verdict.Decision != triage.DecisionLeftover {
+			return nil
 		}
-	}
-	items := make([]ui.QueueItem, 0, len(ids))
-	for _, id := range ids {
-		t, ok := sums[id]
-		if !ok {
-			continue
-		}
-		it := ui.QueueItem{TraceID: id, RunID: t.RunID, TaskID: t.TaskID, Seed: t.Seed, Model: t.Model, Status: ui.StatusTodo}
-		st := states[id]
+		it := ui.QueueItem{TraceID: t.ID, RunID: t.RunID, TaskID: t.TaskID, Seed: t.Seed, Model: t.Model, Status: ui.StatusTodo}
 		if st != nil && !q.Blind && st.Rule != nil && st.Rule.Verdict != nil {
 			it.Suggestion, it.Reason, it.Rules = st.Rule.Primary, st.Rule.Verdict.Reason, st.Rule.Secondary
 			if it.Suggestion != "" {
@@ -144,12 +129,18 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 				it.Primary, it.Secondary, it.Note, it.Status = h.Primary, h.Secondary, h.Note, ui.StatusLabelled
 			}
 		}
-		if ui.LiveStatus(own[id]) == ui.StatusSkipped {
+		if ui.LiveStatus(own[t.ID]) == ui.StatusSkipped {
 			it.Status = ui.StatusSkipped
 		}
 		items = append(items, it)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if q.Slice == "" {
+	if pos != nil {
+		sort.SliceStable(items, func(i, j int) bool { return pos[items[i].TraceID] < pos[items[j].TraceID] })
+	} else {
 		sort.SliceStable(items, func(i, j int) bool {
 			if items[i].RunID != items[j].RunID {
 				return items[i].RunID < items[j].RunID

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/triage-dev/triage/internal/store"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -47,26 +49,18 @@ func newTracesCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func (a *app) traceRows(ctx context.Context, run string) ([]traceRow, error) {
+// eachTraceRow streams the rows of `traces`, one per trace.
+func (a *app) eachTraceRow(ctx context.Context, run string, fn func(traceRow) error) error {
 	db, err := a.openStore(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Close()
-	sums, err := db.Summaries(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	states, err := db.LabelStates(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]traceRow, 0, len(sums))
-	for _, s := range sums {
+	return db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
 		r := traceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: s.Model, Agent: s.Agent, PromptID: s.PromptID,
 			Outcome: string(s.Outcome), ExitCode: s.ExitCode, NToolCalls: s.NToolCalls, WallS: s.WallS, CostUSD: s.CostUSD,
 			Secondary: []string{}, ContentHash: s.ContentHash}
-		if st := states[s.ID]; st != nil {
+		if st != nil {
 			f := triage.Resolve(st)
 			r.Primary, r.LabelSource = f.Primary, string(f.Source)
 			if f.Secondary != nil {
@@ -79,34 +73,37 @@ func (a *app) traceRows(ctx context.Context, run string) ([]traceRow, error) {
 				}
 			}
 		}
-		rows = append(rows, r)
-	}
-	return rows, nil
+		return fn(r)
+	})
 }
 
 func (a *app) runTraces(ctx context.Context, run string, asJSON bool) error {
-	rows, err := a.traceRows(ctx, run)
-	if err != nil {
-		return err
-	}
+	w := bufio.NewWriterSize(a.stdout, 64<<10)
+	defer w.Flush()
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		for _, r := range rows {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
+		enc := json.NewEncoder(w)
+		return a.eachTraceRow(ctx, run, func(r traceRow) error { return enc.Encode(r) })
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	// The table is aligned over a window of rows at a time, so a huge
+	// store streams instead of being held for one tabwriter.
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TRACE\tMODEL\tEXIT\tOUTCOME\tCALLS\tLABEL\tSOURCE\tDECISION")
-	for _, r := range rows {
+	n := 0
+	err := a.eachTraceRow(ctx, run, func(r traceRow) error {
 		exit := "?"
 		if r.ExitCode != nil {
 			exit = fmt.Sprint(*r.ExitCode)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", triage.Sanitize(triage.TraceKey(r.RunID, r.TaskID, r.Seed)), triage.Sanitize(r.Model), exit,
 			dash(r.Outcome), r.NToolCalls, dash(r.Primary), dash(r.LabelSource), dash(r.Decision))
+		n++
+		if n%1000 == 0 {
+			return tw.Flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return tw.Flush()
 }

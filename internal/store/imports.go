@@ -44,6 +44,7 @@ type Import struct {
 	rej      *sql.Stmt
 	insFull  *sql.Stmt
 	lookFull *sql.Stmt
+	rowsFull *sql.Stmt
 	runs     map[string]bool
 	stamp    string
 	closed   bool
@@ -88,6 +89,9 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 		im.lookFull, err = tx.PrepareContext(ctx, lookupSQL(importBatch))
 	}
 	if err == nil {
+		im.rowsFull, err = tx.PrepareContext(ctx, rowsSQL(importBatch))
+	}
+	if err == nil {
 		err = tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&im.maxID)
 	}
 	if err != nil {
@@ -97,10 +101,10 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 	return im, nil
 }
 
-const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash, raw, norm, file, line, imported_at`
+const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash, file, line, imported_at`
 
 func insertSQL(n int) string {
-	row := "(" + placeholders(20) + ")"
+	row := "(" + placeholders(18) + ")"
 	return `INSERT INTO traces (` + traceInsertCols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",") + ` ON CONFLICT (run_id, task_id, seed) DO NOTHING`
 }
 
@@ -229,9 +233,15 @@ func (im *Import) write(ctx context.Context, p *packing) error {
 				stored[k] = v
 			}
 		} else {
-			for _, i := range toInsert {
-				stored[keyOf(batch[i].Trace)] = storedKey{hash: batch[i].Trace.ContentHash, ours: true}
+			// All landed: one statement in one transaction assigns
+			// consecutive rowids in VALUES order.
+			first := im.maxID - int64(n) + 1
+			for j, i := range toInsert {
+				stored[keyOf(batch[i].Trace)] = storedKey{hash: batch[i].Trace.ContentHash, id: first + int64(j), ours: true}
 			}
+		}
+		if err := im.insertRows(ctx, p, toInsert, stored); err != nil {
+			return err
 		}
 	}
 	imported := 0
@@ -285,15 +295,8 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 		if t.Tokens != nil {
 			tin, tout = t.Tokens.Input, t.Tokens.Output
 		}
-		var raw, norm any
-		if p.raw[i] != nil {
-			raw = p.raw[i]
-		}
-		if p.norm[i] != nil {
-			norm = p.norm[i]
-		}
 		args = append(args, t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID, nullInt(t.ExitCode), string(t.Outcome),
-			len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, raw, norm, a.File, a.Line, im.stamp)
+			len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, a.Line, im.stamp)
 	}
 	im.args = args[:0]
 	st, done, err := im.stmt(ctx, im.insFull, len(ins), insertSQL)
@@ -311,6 +314,44 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 		im.maxID, _ = res.LastInsertId()
 	}
 	return int(n), nil
+}
+
+// insertRows stores the packed rows of the traces this import wrote, in
+// their own table so that listing traces never reads their bodies.
+func (im *Import) insertRows(ctx context.Context, p *packing, idx []int, stored map[traceKey]storedKey) error {
+	args := im.args[:0]
+	n := 0
+	for _, i := range idx {
+		st := stored[keyOf(p.batch[i].Trace)]
+		if !st.ours {
+			continue
+		}
+		var raw, norm any
+		if p.raw[i] != nil {
+			raw = p.raw[i]
+		}
+		if p.norm[i] != nil {
+			norm = p.norm[i]
+		}
+		args = append(args, st.id, raw, norm)
+		n++
+	}
+	im.args = args[:0]
+	if n == 0 {
+		return nil
+	}
+	st, done, err := im.stmt(ctx, im.rowsFull, n, rowsSQL)
+	if err != nil {
+		return err
+	}
+	defer done()
+	_, err = st.ExecContext(ctx, args...)
+	clear(args)
+	return mapErr(err)
+}
+
+func rowsSQL(n int) string {
+	return `INSERT INTO trace_rows (trace_id, raw, norm) VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?),", n), ",")
 }
 
 func (im *Import) lookup(ctx context.Context, batch []Added, idx []int) (map[traceKey]storedKey, error) {

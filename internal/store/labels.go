@@ -368,7 +368,7 @@ func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := q.QueryContext(ctx, `SELECT id, run_id, content_hash, source, raw, norm FROM traces WHERE id IN (`+placeholders(len(ids))+`) ORDER BY id`, args...)
+	rows, err := q.QueryContext(ctx, `SELECT t.id, t.run_id, t.content_hash, t.source, r.raw, r.norm FROM traces t JOIN trace_rows r ON r.trace_id = t.id WHERE t.id IN (`+placeholders(len(ids))+`) ORDER BY t.id`, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}

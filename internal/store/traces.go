@@ -95,7 +95,7 @@ func (s *DB) FindTrace(ctx context.Context, run, task string, seed int) (int64, 
 // source was another format, else the original verbatim.
 func (s *DB) Row(ctx context.Context, id int64) (row []byte, raw []byte, err error) {
 	var norm []byte
-	err = s.db.QueryRowContext(ctx, `SELECT raw, norm FROM traces WHERE id = ?`, id).Scan(&raw, &norm)
+	err = s.db.QueryRowContext(ctx, `SELECT raw, norm FROM trace_rows WHERE trace_id = ?`, id).Scan(&raw, &norm)
 	if err != nil {
 		return nil, nil, mapErr(err)
 	}
@@ -113,7 +113,7 @@ func (s *DB) Row(ctx context.Context, id int64) (row []byte, raw []byte, err err
 func (s *DB) Trace(ctx context.Context, id int64) (*triage.Trace, error) {
 	var run, hash, source string
 	var raw, norm []byte
-	err := s.db.QueryRowContext(ctx, `SELECT run_id, content_hash, source, raw, norm FROM traces WHERE id = ?`, id).Scan(&run, &hash, &source, &raw, &norm)
+	err := s.db.QueryRowContext(ctx, `SELECT t.run_id, t.content_hash, t.source, r.raw, r.norm FROM traces t JOIN trace_rows r ON r.trace_id = t.id WHERE t.id = ?`, id).Scan(&run, &hash, &source, &raw, &norm)
 	if err != nil {
 		return nil, fmt.Errorf("trace %d: %w", id, mapErr(err))
 	}

@@ -16,10 +16,9 @@ CREATE TABLE runs (
     created_at        TEXT NOT NULL
 ) STRICT;
 
--- One row per run/task/seed. The queryable columns are copies of what the
--- rules and lists need; raw keeps the original row verbatim, and norm the
--- normalised JSONL row when the source was another format. Tool calls
--- stay inside the row: see docs/PERFORMANCE.md for the measurement.
+-- One row per run/task/seed: the queryable columns lists, reports and the
+-- rules need. The trace's body lives in trace_rows, so that listing
+-- 100,000 traces reads 10 MB instead of every body.
 CREATE TABLE traces (
     id           INTEGER PRIMARY KEY,
     run_id       TEXT NOT NULL REFERENCES runs(id),
@@ -37,12 +36,19 @@ CREATE TABLE traces (
     cost_usd     REAL,
     source       TEXT NOT NULL,
     content_hash TEXT NOT NULL,
-    raw          BLOB,
-    norm         BLOB,
     file         TEXT NOT NULL DEFAULT '',
     line         INTEGER NOT NULL DEFAULT 0,
     imported_at  TEXT NOT NULL,
     UNIQUE (run_id, task_id, seed)
+) STRICT;
+
+-- raw keeps the original row verbatim and norm the normalised JSONL row
+-- when the source was another format, both packed (store.packRow). Tool
+-- calls stay inside the row: docs/PERFORMANCE.md has the measurement.
+CREATE TABLE trace_rows (
+    trace_id INTEGER PRIMARY KEY REFERENCES traces(id),
+    raw      BLOB,
+    norm     BLOB
 ) STRICT;
 
 -- Lines that could not become traces, kept with their bytes so nothing is
