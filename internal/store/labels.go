@@ -144,7 +144,7 @@ func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error
 
 // LabelStates folds every event of a run's traces (all runs when runID is
 // empty) into per-trace states: the latest rule verdict, each reviewer's
-// live label (undo applied) and the latest adjudication.
+// live label and the latest live adjudication (undo applied to both).
 func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.LabelState, error) {
 	q := `SELECT ` + eventCols + ` FROM label_events`
 	var args []any
@@ -158,45 +158,33 @@ func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.L
 	}
 	defer rows.Close()
 	out := map[int64]*triage.LabelState{}
-	perActor := map[string][]triage.LabelEvent{}
-	var cur *triage.LabelState
-	flush := func() {
-		if cur == nil {
-			return
-		}
-		for actor, evs := range perActor {
-			if live := triage.CurrentLabel(evs); live != nil {
-				if cur.Humans == nil {
-					cur.Humans = map[string]*triage.LabelEvent{}
-				}
-				cur.Humans[actor] = live
-			}
-		}
-		clear(perActor)
-	}
+	var f stateFolder
+	cur := int64(-1)
 	for rows.Next() {
 		e, err := scanEvent(rows)
 		if err != nil {
 			return nil, mapErr(err)
 		}
-		if cur == nil || cur.TraceID != e.TraceID {
-			flush()
-			cur = &triage.LabelState{TraceID: e.TraceID}
-			out[e.TraceID] = cur
+		if e.TraceID != cur {
+			if cur >= 0 {
+				if st := f.done(); st != nil {
+					out[cur] = st
+				}
+			}
+			cur = e.TraceID
+			f.reset(cur)
 		}
-		switch e.Kind {
-		case triage.KindRule:
-			ev := e
-			cur.Rule = &ev
-		case triage.KindAdjudication:
-			ev := e
-			cur.Adjudication = &ev
-		default:
-			perActor[e.Actor] = append(perActor[e.Actor], e)
+		f.add(e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	if cur >= 0 {
+		if st := f.done(); st != nil {
+			out[cur] = st
 		}
 	}
-	flush()
-	return out, mapErr(rows.Err())
+	return out, nil
 }
 
 // RuleBatch is one batch of stored rows for the rules to label. It runs

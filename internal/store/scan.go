@@ -95,28 +95,32 @@ func (f *stateFolder) reset(traceID int64) {
 }
 
 func (f *stateFolder) add(e triage.LabelEvent) {
-	switch e.Kind {
-	case triage.KindRule:
+	if e.Kind == triage.KindRule {
 		f.st.Rule = &e
-	case triage.KindAdjudication:
-		f.st.Adjudication = &e
-	default:
-		f.perActor[e.Actor] = append(f.perActor[e.Actor], e)
+		return
 	}
+	// Adjudications share the actor's history so that undo can take one
+	// back, as it takes back a human label.
+	f.perActor[e.Actor] = append(f.perActor[e.Actor], e)
 }
 
 // done returns the folded state, or nil when the trace has no events.
 func (f *stateFolder) done() *triage.LabelState {
 	st := f.st
 	for actor, evs := range f.perActor {
-		if live := triage.CurrentLabel(evs); live != nil {
+		human, adj := triage.LiveEvents(evs)
+		if human != nil {
 			if st.Humans == nil {
 				st.Humans = map[string]*triage.LabelEvent{}
 			}
-			st.Humans[actor] = live
+			st.Humans[actor] = human
+		}
+		// The latest live adjudication, by anyone, settles the trace.
+		if adj != nil && (st.Adjudication == nil || adj.ID > st.Adjudication.ID) {
+			st.Adjudication = adj
 		}
 	}
-	if st.Rule == nil && st.Adjudication == nil && len(f.perActor) == 0 {
+	if st.Rule == nil && len(f.perActor) == 0 {
 		return nil
 	}
 	return st

@@ -292,3 +292,43 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, h, 2*each)
 }
+
+func TestAdjudicationUndo(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	importAll(t, db, trace("r", "T1", 0, "a"))
+	sums, _ := db.Summaries(ctx, "r")
+	id := sums[0].ID
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	add := func(actor string, kind triage.LabelKind, primary string) {
+		_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: id, Actor: actor, Kind: kind, Primary: primary, CreatedAt: at})
+		at = at.Add(time.Second)
+		require.NoError(t, err)
+	}
+	add("ann", triage.KindHuman, triage.ToolLoop)
+	add("cy", triage.KindHuman, triage.ScorerRed)
+	add("cy", triage.KindAdjudication, triage.ToolLoop)
+	check := func(wantAdj string, wantCy string) {
+		t.Helper()
+		for name, get := range map[string]func() *triage.LabelState{
+			"LabelStates": func() *triage.LabelState { st, err := db.LabelStates(ctx, "r"); require.NoError(t, err); return st[id] },
+			"Each": func() *triage.LabelState {
+				var got *triage.LabelState
+				require.NoError(t, db.Each(ctx, "r", func(_ TraceSummary, st *triage.LabelState) error { got = st; return nil }))
+				return got
+			},
+		} {
+			st := get()
+			if wantAdj == "" {
+				require.Nil(t, st.Adjudication, name)
+			} else {
+				require.Equal(t, wantAdj, st.Adjudication.Primary, name)
+			}
+			require.Equal(t, wantCy, st.Humans["cy"].Primary, name+": an adjudicator's own review stays")
+		}
+	}
+	check(triage.ToolLoop, triage.ScorerRed)
+	add("cy", triage.KindUndo, "")
+	check("", triage.ScorerRed)
+}

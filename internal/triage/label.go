@@ -110,3 +110,34 @@ func CurrentLabel(events []LabelEvent) *LabelEvent {
 	}
 	return nil
 }
+
+// LiveEvents folds one actor's events on one trace (in time order): undo
+// retracts the actor's latest live event, whatever its kind, and the
+// result is the actor's live human label and live adjudication (either
+// may be nil). Skips are recorded but label nothing.
+func LiveEvents(events []LabelEvent) (human, adjudication *LabelEvent) {
+	var stack []*LabelEvent
+	for i := range events {
+		e := &events[i]
+		if e.Kind == KindUndo {
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		stack = append(stack, e)
+	}
+	for i := len(stack) - 1; i >= 0 && (human == nil || adjudication == nil); i-- {
+		switch stack[i].Kind {
+		case KindHuman:
+			if human == nil {
+				human = stack[i]
+			}
+		case KindAdjudication:
+			if adjudication == nil {
+				adjudication = stack[i]
+			}
+		}
+	}
+	return human, adjudication
+}
