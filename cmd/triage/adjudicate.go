@@ -197,7 +197,7 @@ func sliceAgreement(ctx context.Context, db *store.DB, name string, opt agreemen
 		}
 	}
 	if len(rs) == 0 {
-		return nil, fmt.Errorf("slice %s has no human labels yet", name)
+		return nil, fmt.Errorf("slice %s has no human labels yet: two reviewers run 'triage review --slice %s --reviewer NAME'", name, name)
 	}
 	rep, err := agreement.Compute(rs, opt)
 	if err != nil {

@@ -103,41 +103,13 @@ func (a *app) runAgreeSlice(ctx context.Context, name string, o agreeOpts) error
 		return err
 	}
 	defer db.Close()
-	sl, err := db.Slice(ctx, name)
-	if err != nil {
-		return err
-	}
-	states, err := db.LabelStates(ctx, sl.RunID)
-	if err != nil {
-		return err
-	}
-	var rs []agreement.Rating
-	for _, id := range sl.Items {
-		st := states[id]
-		if st == nil {
-			continue
-		}
-		s, err := db.Summary(ctx, id)
-		if err != nil {
-			return err
-		}
-		for actor, e := range st.Humans {
-			if e.Kind != triage.KindHuman || e.Primary == "" {
-				continue
-			}
-			rs = append(rs, agreement.Rating{Unit: s.Key(), Rater: actor, Label: e.Primary, Tags: e.Secondary, HasTags: true})
-		}
-	}
-	if len(rs) == 0 {
-		return fmt.Errorf("slice %s has no human labels yet: two reviewers run 'triage review --slice %s --reviewer NAME'", name, name)
-	}
 	opt := o.options()
 	if len(opt.Categories) == 0 {
 		opt.Categories = tax.Codes()
 	}
-	rep, err := agreement.Compute(rs, opt)
+	rep, err := sliceAgreement(ctx, db, name, opt)
 	if err != nil {
-		return fmt.Errorf("slice %s: %w", name, err)
+		return err
 	}
 	var alpha, lo, hi *float64
 	if rep.KrippendorffAlpha.OK {
