@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# scripts/bench.sh: measure triage against the speed targets of issues 2-5,
+# each figure beside its baseline, and print a summary table.
+#
+#   scripts/bench.sh            # everything (about 5 minutes on 2 cores)
+#   BENCH_COUNT=1 scripts/bench.sh
+#   BENCH_REF=worktree scripts/bench.sh   # measure uncommitted code
+#
+# Run from the repository root. Everything is written under bench-out/
+# (git-ignored): the inputs, the stores, /usr/bin/time reports, CPU
+# profiles, go test -bench output, and results.tsv with one line a step.
+#
+# Environment:
+#   BENCH_REF     commit to measure (default HEAD). The tree is exported
+#                 with `git archive` into bench-out/src, so other people's
+#                 uncommitted work cannot break or colour the figures, and
+#                 every figure names its commit. "worktree" measures the
+#                 working tree as it is.
+#   BENCH_COUNT   -count for go test -bench (default 3).
+#   BENCH_1M=0    skip the 1,000,000-row import.
+#   BENCH_GO=0    skip the Go benchmarks.
+#   BENCH_TUI=0   skip the review TUI on a real store (needs tmux).
+#   BENCH_KEEP=1  keep the 1M store (about 0.6 GB) afterwards.
+set -euo pipefail
+
+if [[ ! -f go.mod || ! -d cmd/triage ]]; then
+	echo "bench.sh: run me from the repository root (scripts/bench.sh)" >&2
+	exit 2
+fi
+for tool in /usr/bin/time python3 go git; do
+	command -v "$tool" >/dev/null || { echo "bench.sh: $tool is required" >&2; exit 2; }
+done
+
+ROOT=$PWD
+OUT=$ROOT/bench-out
+REF=${BENCH_REF:-HEAD}
+COUNT=${BENCH_COUNT:-3}
+mkdir -p "$OUT"/{bin,data,db,time,log,prof,gobench}
+: >"$OUT/results.tsv"
+
+log() { printf '\n== %s\n' "$*" >&2; }
+
+# --- source and binaries ----------------------------------------------------
+if [[ $REF == worktree ]]; then
+	SRC=$ROOT
+	COMMIT="$(git rev-parse --short HEAD)+worktree"
+else
+	COMMIT=$(git rev-parse --short "$REF")
+	SRC=$OUT/src
+	rm -rf "$SRC"
+	mkdir -p "$SRC"
+	git archive "$REF" | tar -x -C "$SRC"
+fi
+log "measuring $COMMIT (source: $SRC)"
+(cd "$SRC" && go build -o "$OUT/bin/triage" ./cmd/triage && go build -o "$OUT/bin/gentraces" ./cmd/gentraces)
+TRIAGE=$OUT/bin/triage
+
+# --- machine ----------------------------------------------------------------
+{
+	echo "commit:   $COMMIT"
+	echo "date:     $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "nproc:    $(nproc)"
+	echo "cpu:      $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+	echo "memory:   $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+	echo "go:       $(go version)"
+	echo "python:   $(python3 --version 2>&1)"
+	echo "sqlite:   modernc.org/sqlite (pure Go)"
+	echo "load:     $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min, before the run)"
+} | tee "$OUT/machine.txt" >&2
+
+# --- inputs -----------------------------------------------------------------
+# gentraces is deterministic; a stamp of its binary's hash decides whether
+# an existing file is still what this commit's generator writes.
+gen() { # rows file
+	local n=$1 file=$2 stamp
+	stamp="$(sha256sum "$OUT/bin/gentraces" | cut -c1-16) $n"
+	if [[ -f $file && -f $file.stamp && $(cat "$file.stamp") == "$stamp" ]]; then
+		return
+	fi
+	log "generating $n rows: gentraces -n $n -seed 1 -o $file"
+	"$OUT/bin/gentraces" -n "$n" -seed 1 -o "$file"
+	echo "$stamp" >"$file.stamp"
+}
+F100K=$OUT/data/100k.jsonl
+F1M=$OUT/data/1m.jsonl
+gen 100000 "$F100K"
+[[ ${BENCH_1M:-1} == 0 ]] || gen 1000000 "$F1M"
+
+# --- timed commands ---------------------------------------------------------
+# measure NAME CMD...: run CMD under /usr/bin/time -v; stdout and stderr go
+# to log/NAME.{out,err}; one line of results.tsv: name, wall s, user s,
+# sys s, max RSS MB, exit status, and the 1-minute load average when the
+# step started (the machine may be shared: a load above 0 means the wall
+# figures carry other processes' work; user+sys does not).
+measure() {
+	local name=$1 rc=0 load
+	shift
+	log "$name: $*"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	/usr/bin/time -v -o "$OUT/time/$name.txt" "$@" >"$OUT/log/$name.out" 2>"$OUT/log/$name.err" || rc=$?
+	awk -v name="$name" -v rc="$rc" -v load="$load" -F': ' '
+		/Elapsed \(wall clock\)/ {
+			n = split($2, p, ":"); wall = 0
+			for (i = 1; i <= n; i++) wall = wall * 60 + p[i]
+		}
+		/User time/ { user = $2 }
+		/System time/ { sys = $2 }
+		/Maximum resident set size/ { rss = $2 / 1024 }
+		END { printf "%s\t%.2f\t%.2f\t%.2f\t%.1f\t%s\t%s\n", name, wall, user, sys, rss, rc, load }
+	' "$OUT/time/$name.txt" | tee -a "$OUT/results.tsv" >&2
+	tail -n 3 "$OUT/log/$name.out" >&2 || true
+	tail -n 3 "$OUT/log/$name.err" >&2 || true
+}
+
+fresh() { rm -f "$1" "$1-wal" "$1-shm"; }
+
+DB100=$OUT/db/100k.db
+DBIR=$OUT/db/100k-import-rules.db
+DB1M=$OUT/db/1m.db
+DBPROF=$OUT/db/profile.db
+
+fresh "$DB100"
+measure import_100k "$TRIAGE" --db "$DB100" import "$F100K"
+measure reimport_100k "$TRIAGE" --db "$DB100" import "$F100K"
+measure rules_100k "$TRIAGE" --db "$DB100" rules run
+
+fresh "$DBIR"
+measure import_rules_100k bash -c '"$1" --db "$2" import "$3" && "$1" --db "$2" rules run' _ "$TRIAGE" "$DBIR" "$F100K"
+
+# The seed article's classifier (stores nothing, prints one class a row
+# and then the card), on the same file, in the same script.
+measure python_seed_100k python3 "$SRC/testdata/rules/seed_classify.py" "$F100K"
+
+measure report_json_100k "$TRIAGE" --db "$DBIR" report --json
+
+if [[ ${BENCH_1M:-1} != 0 ]]; then
+	fresh "$DB1M"
+	measure import_1m "$TRIAGE" --db "$DB1M" import "$F1M"
+	du -h "$DB1M" >&2
+	[[ ${BENCH_KEEP:-0} == 1 ]] || fresh "$DB1M"
+fi
+
+# --- CPU profiles (not timed) ----------------------------------------------
+log "profiles: triage --cpuprofile on import and rules run (100k)"
+fresh "$DBPROF"
+"$TRIAGE" --cpuprofile "$OUT/prof/import.pprof" --db "$DBPROF" import "$F100K" >/dev/null
+"$TRIAGE" --cpuprofile "$OUT/prof/rules.pprof" --db "$DBPROF" rules run >/dev/null 2>&1
+for p in import rules; do
+	go tool pprof -top -nodecount=30 "$TRIAGE" "$OUT/prof/$p.pprof" >"$OUT/prof/$p-top.txt" 2>/dev/null || true
+	go tool pprof -top -cum -nodecount=40 "$TRIAGE" "$OUT/prof/$p.pprof" >"$OUT/prof/$p-cum.txt" 2>/dev/null || true
+done
+fresh "$DBPROF"
+
+# --- the review TUI on a real store ----------------------------------------
+# `triage review` on the labelled 100k store, in a 120x40 tmux pane, polled
+# every 10 ms: the time from launch to the first frame (the header line),
+# and to the loaded queue (the header counts the leftovers); then the
+# process's peak RSS (VmHWM) a second after the queue is shown.
+if [[ ${BENCH_TUI:-1} != 0 ]] && command -v tmux >/dev/null; then
+	log "review TUI on the 100k store (tmux, 120x40)"
+	sess=triage-bench-$$
+	start=$(date +%s%N)
+	tmux new-session -d -s "$sess" -x 120 -y 40 "$TRIAGE --db $DBIR review --reviewer bench"
+	first_ms="" queue_ms=""
+	for _ in $(seq 1 1500); do
+		pane=$(tmux capture-pane -p -t "$sess" 2>/dev/null || true)
+		now=$(( ($(date +%s%N) - start) / 1000000 ))
+		if [[ -z $first_ms ]] && grep -q 'labelled' <<<"$pane"; then first_ms=$now; fi
+		if grep -Eq 'of [1-9][0-9]* labelled' <<<"$pane"; then queue_ms=$now; break; fi
+		sleep 0.01
+	done
+	sleep 1
+	pid=$(tmux display-message -p -t "$sess" '#{pane_pid}' 2>/dev/null || true)
+	hwm=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
+	tmux capture-pane -p -t "$sess" >"$OUT/log/tui_100k.txt" 2>/dev/null || true
+	tmux send-keys -t "$sess" q 2>/dev/null || true
+	sleep 0.3
+	tmux kill-session -t "$sess" 2>/dev/null || true
+	secs() { awk -v m="$1" 'BEGIN { if (m != "") printf "%.2f", m / 1000 }'; }
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	printf 'tui_first_frame_100k\t%s\t\t\t\t%s\t%s\n' "$(secs "$first_ms")" "$([[ -n $first_ms ]] && echo 0 || echo timeout)" "$load" | tee -a "$OUT/results.tsv" >&2
+	printf 'tui_queue_100k\t%s\t\t\t%s\t%s\t%s\n' "$(secs "$queue_ms")" "${hwm:-}" "$([[ -n $queue_ms ]] && echo 0 || echo timeout)" "$load" | tee -a "$OUT/results.tsv" >&2
+fi
+
+# --- Go benchmarks ----------------------------------------------------------
+if [[ ${BENCH_GO:-1} != 0 ]]; then
+	for pkg in internal/rules internal/agreement internal/ui internal/ui/diffview internal/ingest internal/store cmd/triage; do
+		f=$OUT/gobench/$(echo "$pkg" | tr / _).txt
+		log "go test -run XXX -bench . -benchmem -count $COUNT ./$pkg"
+		(cd "$SRC" && TRIAGE_BENCH_ROWS=$F100K go test -run XXX -bench . -benchmem -count "$COUNT" "./$pkg") >"$f" 2>&1 ||
+			echo "   FAILED, see $f" >&2
+		grep -E '^(Benchmark|ok|FAIL|PASS)' "$f" | grep -v '^PASS' >&2 || true
+	done
+fi
+
+# --- summary ----------------------------------------------------------------
+get() { awk -F'\t' -v n="$1" -v c="$2" '$1 == n { print $c }' "$OUT/results.tsv"; }
+# verdict VALUE OP LIMIT: PASS or MISS (or n/a when not measured)
+verdict() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN {
+	if (v == "") { print "n/a"; exit }
+	ok = (op == "<=") ? (v + 0 <= l + 0) : (v + 0 >= l + 0)
+	print ok ? "PASS" : "MISS" }'; }
+# median of the ns/op (or a named metric) of one benchmark over -count runs
+gobench() { # file benchmark-regexp metric
+	local f=$OUT/gobench/$1.txt
+	[[ -f $f ]] || return 0
+	awk -v re="^$2-[0-9]+\$" -v m="$3" '$1 ~ re {
+		for (i = 3; i < NF; i++) if ($(i+1) == m) v[++n] = $i }
+		END {
+			if (!n) exit
+			for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+			print v[int((n + 1) / 2)]
+		}' "$f"
+}
+
+py=$(get python_seed_100k 2)
+ir=$(get import_rules_100k 2)
+ratio=$(awk -v a="$py" -v b="$ir" 'BEGIN { if (b > 0) printf "%.1f", a / b }')
+rss100=$(get import_100k 5)
+rss1m=$(get import_1m 5)
+flat=$(awk -v a="$rss100" -v b="$rss1m" 'BEGIN { if (a > 0 && b != "") printf "%.2f", b / a }')
+
+{
+	echo
+	echo "triage $COMMIT on $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(go version | cut -d' ' -f3)"
+	echo
+	printf '%-22s %8s %8s %8s %8s %9s %4s %6s\n' step wall_s user_s sys_s cpu_s maxrss_MB rc load
+	awk -F'\t' '{ cpu = ($3 == "") ? "" : sprintf("%.2f", $3 + $4)
+		printf "%-22s %8s %8s %8s %8s %9s %4s %6s\n", $1, $2, $3, $4, cpu, $5, $6, $7 }' "$OUT/results.tsv"
+	echo
+	printf '%-46s %14s %14s  %s\n' target measured limit verdict
+	row() { printf '%-46s %14s %14s  %s\n' "$1" "${2:-n/a}" "$4 $3" "$(verdict "$2" "$4" "$3")"; }
+	row "import 100k wall (s)" "$(get import_100k 2)" 1.2 "<="
+	row "import 100k max RSS (MB)" "$rss100" 150 "<="
+	row "re-import 100k, all duplicates, wall (s)" "$(get reimport_100k 2)" 1.0 "<="
+	row "rules run 100k wall (s)" "$(get rules_100k 2)" 1.0 "<="
+	row "import + rules 100k wall (s)" "$ir" 1.5 "<="
+	row "import + rules vs seed Python (x faster)" "$ratio" 7 ">="
+	row "import 1M max RSS (MB)" "$rss1m" 150 "<="
+	row "import 1M RSS / import 100k RSS (flat)" "$flat" 1.25 "<="
+	cr=$(gobench internal_rules BenchmarkClassifySeedRows rows/cpu-s)
+	row "rules in memory (rows/cpu-s, one core)" "$cr" 1000000 ">="
+	crl=$(gobench internal_rules BenchmarkClassifySeedRowsLarge rows/cpu-s)
+	row "rules in memory, 64k rows (rows/cpu-s)" "$crl" 1000000 ">="
+	ms() { awk -v v="$1" 'BEGIN { if (v != "") printf "%.1f", v / 1e6 }'; }
+	row "agreement 100k units x 3 raters (ms)" "$(ms "$(gobench internal_agreement BenchmarkCompute100k ns/op)")" 200 "<="
+	row "agreement + 1000 bootstrap resamples (ms)" "$(ms "$(gobench internal_agreement BenchmarkBootstrap100k ns/op)")" 3000 "<="
+	row "TUI first frame, 100k traces, fake store (ms)" "$(ms "$(gobench internal_ui BenchmarkFirstFrame100k ns/op)")" 300 "<="
+	msf() { awk -v v="$1" 'BEGIN { if (v != "") printf "%.0f", v * 1000 }'; }
+	row "TUI first frame, real 100k store, tmux (ms)" "$(msf "$(get tui_first_frame_100k 2)")" 300 "<="
+	row "TUI queue shown, real 100k store, tmux (ms)" "$(msf "$(get tui_queue_100k 2)")" 300 "<="
+	row "TUI peak RSS, real 100k store (MB)" "$(get tui_queue_100k 5)" 200 "<="
+	row "next trace, typical (ms)" "$(ms "$(gobench internal_ui BenchmarkNextTraceTypical ns/op)")" 30 "<="
+	row "next trace, 20,000-line diff (ms)" "$(ms "$(gobench internal_ui BenchmarkNextTraceHugeDiff ns/op)")" 100 "<="
+	echo
+	echo "decoding baselines (MB/s, median of $COUNT):"
+	for b in encoding-json-map encoding-json-struct ingest-DecodeRow ingest-jsonl-stream-lite; do
+		printf '  %-28s %s\n' "$b" "$(gobench cmd_triage "BenchmarkDecodeRows/$b" MB/s)"
+	done
+	echo "tool-call storage (ns/trace, disk-B/trace):"
+	for b in in-row table; do
+		printf '  write %-8s %10s %10s\n' "$b" "$(gobench internal_store "BenchmarkToolCallStorage/$b" ns/trace)" "$(gobench internal_store "BenchmarkToolCallStorage/$b" disk-B/trace)"
+		printf '  read  %-8s %10s\n' "$b" "$(gobench internal_store "BenchmarkToolCallRead/$b" ns/trace)"
+	done
+	printf '  LabelPending (trivial labeller) %s ns/trace\n' "$(gobench internal_store BenchmarkLabelPending ns/trace)"
+	echo
+	echo "load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "profiles: $OUT/prof/{import,rules}-{top,cum}.txt   raw figures: $OUT/results.tsv"
+} | tee "$OUT/summary.txt"
