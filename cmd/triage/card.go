@@ -82,7 +82,7 @@ func (a *app) runCardInit(ctx context.Context, o cardInitOpts) error {
 		}
 		o.c.DatasetSHA256, o.c.PackDir = h, o.pack
 	}
-	db, err := a.openStore(ctx)
+	db, err := a.createStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func (a *app) runDemo(ctx context.Context, reviewer string) error {
 		return err
 	}
 	c.DatasetSHA256, c.PackDir = h, samplePackDir
-	db, err := a.openStore(ctx)
+	db, err := a.createStore(ctx)
 	if err != nil {
 		return err
 	}

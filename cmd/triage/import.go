@@ -77,7 +77,7 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 	if err != nil {
 		return &exitErr{code: exitError, err: err}
 	}
-	db, err := a.openStore(ctx)
+	db, err := a.createStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -166,3 +166,15 @@ func TestUsageErrors(t *testing.T) {
 	code, _, _ = c.run("", "import", "--bogus", "x")
 	require.Equal(t, exitUsage, code)
 }
+
+func TestReadCommandsNeedAStore(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, args := range [][]string{{"traces"}, {"rules", "run"}, {"report"}, {"slice", "list"}, {"rejects"}} {
+		code, _, errOut := c.run("", args...)
+		require.Equal(t, exitError, code, args)
+		require.Contains(t, errOut, "no store at "+c.db+": import traces first", args)
+	}
+	_, err := os.Stat(c.db)
+	require.True(t, os.IsNotExist(err), "reading never creates a store")
+}

@@ -55,7 +55,18 @@ type app struct {
 	isTerminal func(w any) bool
 }
 
+// openStore opens the store, which must exist: a command that reads
+// should not leave an empty store behind a mistyped --db.
 func (a *app) openStore(ctx context.Context) (*store.DB, error) {
+	if _, err := os.Stat(a.dbPath); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no store at %s: import traces first (triage import FILE), or name the store with --db or $TRIAGE_DB", a.dbPath)
+	}
+	return store.Open(ctx, a.dbPath, decodeRow)
+}
+
+// createStore opens the store, creating it when it does not exist yet
+// (import, card init, demo).
+func (a *app) createStore(ctx context.Context) (*store.DB, error) {
 	return store.Open(ctx, a.dbPath, decodeRow)
 }
 
