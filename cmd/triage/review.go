@@ -15,7 +15,7 @@ import (
 
 type reviewOpts struct {
 	reviewer, run, slice, keys string
-	noMouse                    bool
+	noMouse, all               bool
 }
 
 func newReviewCmd(a *app) *cobra.Command {
@@ -39,6 +39,7 @@ Key bindings can be changed in a TOML file given with --keys (or $TRIAGE_KEYS).`
 	f.StringVar(&o.run, "run", "", "only this run's leftovers")
 	f.StringVar(&o.slice, "slice", "", "review this held-out slice, blind")
 	f.StringVar(&o.keys, "keys", os.Getenv("TRIAGE_KEYS"), "TOML file overriding key bindings")
+	f.BoolVar(&o.all, "all", false, "review every trace of the run, not only the leftovers (spot-check the rules)")
 	f.BoolVar(&o.noMouse, "no-mouse", false, "do not capture the mouse (keeps the terminal's own selection)")
 	return cmd
 }
@@ -61,7 +62,7 @@ func (a *app) runReview(ctx context.Context, o reviewOpts) error {
 			return err
 		}
 	}
-	cfg := ui.Config{Reviewer: o.reviewer, RunID: o.run, Slice: o.slice, Blind: o.slice != "", Taxonomy: tax, Mouse: !o.noMouse}
+	cfg := ui.Config{Reviewer: o.reviewer, RunID: o.run, Slice: o.slice, Blind: o.slice != "", All: o.all, Taxonomy: tax, Mouse: !o.noMouse}
 	if o.keys != "" {
 		km, err := loadKeys(o.keys)
 		if err != nil {
@@ -112,7 +113,7 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 			if _, ok := pos[t.ID]; !ok {
 				return nil
 			}
-		} else if st != nil && st.Rule != nil && st.Rule.Verdict != nil && st.Rule.Verdict.Decision != triage.DecisionLeftover {
+		} else if !q.All && st != nil && st.Rule != nil && st.Rule.Verdict != nil && st.Rule.Verdict.Decision != triage.DecisionLeftover {
 			return nil
 		}
 		it := ui.QueueItem{TraceID: t.ID, RunID: t.RunID, TaskID: t.TaskID, Seed: t.Seed, Model: t.Model, Status: ui.StatusTodo}

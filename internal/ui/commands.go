@@ -22,7 +22,7 @@ func (m *Model) loadQueueCmd(gen int) tea.Cmd {
 }
 
 func (m *Model) queueQuery() QueueQuery {
-	return QueueQuery{Reviewer: m.cfg.Reviewer, RunID: m.cfg.RunID, Slice: m.cfg.Slice, Blind: m.cfg.Blind}
+	return QueueQuery{Reviewer: m.cfg.Reviewer, RunID: m.cfg.RunID, Slice: m.cfg.Slice, Blind: m.cfg.Blind, All: m.cfg.All}
 }
 
 // loadTraceCmd fetches one trace with its verdict, context and history.

@@ -24,6 +24,8 @@ type Config struct {
 	// Blind hides the rules' verdict, evidence highlights and other
 	// reviewers' labels; they are not even fetched.
 	Blind bool
+	// All reviews every trace of the run, not only the leftovers.
+	All bool
 	// Taxonomy gives the classes (digit i sets class i) and tags. Nil
 	// means the seed article's eight classes.
 	Taxonomy *triage.Taxonomy

@@ -40,6 +40,9 @@ type QueueQuery struct {
 	RunID    string // empty: every run
 	Slice    string // set: the slice's items instead of the leftovers
 	Blind    bool   // set: the adapter must not send the rules' output
+	// All asks for every trace of the run, decided or not, to spot-check
+	// what the rules labelled on their own.
+	All bool
 }
 
 // Status is where one item stands for this reviewer.
