@@ -24,6 +24,13 @@ import (
 // rule verdicts count); otherwise every trace counts by its current label.
 func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *triage.Taxonomy) (card.Input, error) {
 	in := card.Input{Taxonomy: tax, RulesVersion: rules.RulesVersion}
+	if run == "" {
+		// A store with one run means that run: its controls belong on
+		// the report.
+		if runs, err := db.Runs(ctx); err == nil && len(runs) == 1 {
+			run = runs[0].Controls.RunID
+		}
+	}
 	if run != "" {
 		c, _, err := db.Controls(ctx, run)
 		if err != nil {

@@ -132,8 +132,8 @@ Start with:  triage demo`,
 	if def == "" {
 		def = "triage.db"
 	}
-	root.PersistentFlags().StringVar(&a.dbPath, "db", def, "store file (default $TRIAGE_DB or triage.db)")
-	root.PersistentFlags().StringVar(&a.taxonomyPath, "taxonomy", "", "taxonomy file (TOML, YAML or JSON; default $TRIAGE_TAXONOMY or the seed's eight classes)")
+	root.PersistentFlags().StringVar(&a.dbPath, "db", def, "store file (or set $TRIAGE_DB)")
+	root.PersistentFlags().StringVar(&a.taxonomyPath, "taxonomy", "", "taxonomy file, TOML, YAML or JSON (or set $TRIAGE_TAXONOMY; default: the seed's eight classes)")
 	var cpuprofile string
 	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile to this file (for performance work)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
