@@ -46,11 +46,11 @@ func (s *DB) appendLabel(ctx context.Context, q querier, e *triage.LabelEvent) (
 	var verdict any
 	var decision, reason, rulesV, outcome string
 	if e.Verdict != nil {
-		b, err := json.Marshal(e.Verdict)
+		b, err := verdictBody(e.Verdict)
 		if err != nil {
 			return false, err
 		}
-		verdict, decision, reason, rulesV, outcome = packRow(b), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
+		verdict, decision, reason, rulesV, outcome = b, string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
 	}
 	var ext any
 	if e.Kind != triage.KindRule {
@@ -128,7 +128,10 @@ func (s *DB) History(ctx context.Context, traceID int64, actor string) ([]triage
 // ErrNotFound when the rules have not run on it.
 func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error) {
 	var body []byte
-	err := s.db.QueryRowContext(ctx, `SELECT verdict FROM label_events WHERE trace_id = ? AND kind = 'rule' ORDER BY id DESC LIMIT 1`, traceID).Scan(&body)
+	var primary, sec, taxV, rulesV, decision, reason, outcome string
+	err := s.db.QueryRowContext(ctx, `SELECT verdict, primary_label, secondary, taxonomy_version, rules_version, decision, reason, outcome
+		FROM label_events WHERE trace_id = ? AND kind = 'rule' ORDER BY id DESC LIMIT 1`, traceID).
+		Scan(&body, &primary, &sec, &taxV, &rulesV, &decision, &reason, &outcome)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -139,7 +142,33 @@ func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error
 	if err := json.Unmarshal(body, &v); err != nil {
 		return nil, fmt.Errorf("verdict of trace %d: %w", traceID, err)
 	}
+	// The columns hold what the body leaves out (verdictBody).
+	v.Primary, v.TaxonomyVersion, v.RulesVersion = primary, taxV, rulesV
+	v.Decision, v.Reason, v.Outcome = triage.Decision(decision), reason, triage.Outcome(outcome)
+	v.Secondary = nil
+	_ = json.Unmarshal([]byte(sec), &v.Secondary)
+	if v.Secondary == nil {
+		v.Secondary = []string{}
+	}
 	return &v, nil
+}
+
+// verdictBody encodes what a verdict holds beyond its label_events
+// columns (evidence, fired rules, what could not be evaluated), packed:
+// writing verdicts is the bottleneck of rules run, and the columns
+// already carry the label, decision, reason, outcome and versions.
+func verdictBody(v *triage.Verdict) ([]byte, error) {
+	// The keys are triage.Verdict's, so the body decodes into one.
+	rest := struct {
+		Fired       []string          `json:"fired"`
+		Evidence    []triage.Evidence `json:"evidence"`
+		Unevaluated []triage.Evidence `json:"unevaluated,omitempty"`
+	}{v.Fired, v.Evidence, v.Unevaluated}
+	b, err := json.Marshal(&rest)
+	if err != nil {
+		return nil, err
+	}
+	return packRow(b), nil
 }
 
 // LabelStates folds every event of a run's traces (all runs when runID is
@@ -296,13 +325,9 @@ func encodeVerdicts(events []triage.LabelEvent) (bodies, secs [][]byte, err erro
 		if e.Verdict == nil {
 			return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
 		}
-		body, err := json.Marshal(e.Verdict)
-		if err != nil {
+		if bodies[i], err = verdictBody(e.Verdict); err != nil {
 			return nil, nil, err
 		}
-		// Verdicts repeat their messages from trace to trace: packed, a
-		// verdict is a fraction of its JSON, and writing is the bottleneck.
-		bodies[i] = packRow(body)
 		secs[i], _ = json.Marshal(nonNil(e.Verdict.Secondary))
 	}
 	return bodies, secs, nil

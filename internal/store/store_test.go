@@ -211,7 +211,9 @@ func TestLabelPendingAndVerdict(t *testing.T) {
 		var out []triage.LabelEvent
 		for _, r := range rows {
 			v := &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, Reason: "no rule explained it",
-				Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv1", RulesVersion: "1", Secondary: []string{}}
+				Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv1", RulesVersion: "1", Secondary: []string{triage.TagLeaked},
+				Fired: []string{triage.ScorerRed}, Evidence: []triage.Evidence{{Rule: triage.ScorerRed, Message: "red", ToolCall: 2, File: "a.py", Line: 3}},
+				Unevaluated: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "no spec", ToolCall: -1}}}
 			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule, Verdict: v})
 		}
 		return out, nil
@@ -228,7 +230,10 @@ func TestLabelPendingAndVerdict(t *testing.T) {
 	sums, _ := db.Summaries(ctx, "r")
 	v, err := db.Verdict(ctx, sums[0].ID)
 	require.NoError(t, err)
-	require.Equal(t, triage.ScorerRed, v.Primary)
+	require.Equal(t, &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, Reason: "no rule explained it",
+		Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv1", RulesVersion: "1", Secondary: []string{triage.TagLeaked},
+		Fired: []string{triage.ScorerRed}, Evidence: []triage.Evidence{{Rule: triage.ScorerRed, Message: "red", ToolCall: 2, File: "a.py", Line: 3}},
+		Unevaluated: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "no spec", ToolCall: -1}}}, v, "a verdict reads back whole")
 	states, _ := db.LabelStates(ctx, "r")
 	require.Equal(t, triage.OutcomeFailed, states[sums[0].ID].Rule.Verdict.Outcome)
 	f := triage.Resolve(states[sums[0].ID])
