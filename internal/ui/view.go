@@ -256,7 +256,11 @@ func (m Model) traceHeader() string {
 		l1 = append(l1, st.Trace.Over.Render("BLIND"))
 	}
 	if tr := v.trace; tr != nil {
-		l2 = m.figures(tr, v.tctx.Controls)
+		var derived triage.Outcome
+		if !m.cfg.Blind && v.verdict != nil {
+			derived = v.verdict.Outcome
+		}
+		l2 = m.figures(tr, v.tctx.Controls, derived)
 	}
 	if it != nil {
 		mine := orDash(it.Primary)
@@ -285,8 +289,9 @@ func (m Model) traceHeader() string {
 }
 
 // figures are the run's numbers, each against its cap when known; a
-// figure over its cap is marked.
-func (m Model) figures(tr *triage.Trace, c *triage.Controls) []string {
+// figure over its cap is marked. derived is the rules' typed outcome,
+// shown when the trace recorded none (or when a leak overrode it).
+func (m Model) figures(tr *triage.Trace, c *triage.Controls, derived triage.Outcome) []string {
 	st := m.st
 	lbl := func(s string) string { return st.Trace.Label.Render(s) }
 	val := st.Trace.Value.Render
@@ -295,7 +300,15 @@ func (m Model) figures(tr *triage.Trace, c *triage.Controls) []string {
 	if tr.ExitCode != nil {
 		exit = fmt.Sprint(*tr.ExitCode)
 	}
-	out = append(out, lbl("exit ")+val(exit), val(orDash(sanitizeLine(string(tr.Outcome)))))
+	outcome := sanitizeLine(string(tr.Outcome))
+	if derived != "" && derived != tr.Outcome {
+		if outcome == "" {
+			outcome = string(derived) + " (derived)"
+		} else {
+			outcome += " → " + string(derived)
+		}
+	}
+	out = append(out, lbl("exit ")+val(exit), val(orDash(outcome)))
 	cs, cover := fmt.Sprint(len(tr.ToolCalls)), false
 	if c != nil && c.MaxToolCalls != nil {
 		cs += fmt.Sprintf("/%d", *c.MaxToolCalls)
