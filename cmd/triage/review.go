@@ -107,50 +107,38 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 	for _, x := range mine {
 		own[x.Event.TraceID] = append(own[x.Event.TraceID], x.Event)
 	}
+	rows, err := s.db.QueueRows(ctx, q.RunID, pos == nil && !q.All)
+	if err != nil {
+		return nil, err
+	}
 	var items []ui.QueueItem
-	err = s.db.Each(ctx, q.RunID, func(t store.TraceSummary, st *triage.LabelState) error {
+	for _, t := range rows {
 		if pos != nil {
 			if _, ok := pos[t.ID]; !ok {
-				return nil
+				continue
 			}
-		} else if !q.All && st != nil && st.Rule != nil && st.Rule.Verdict != nil && st.Rule.Verdict.Decision != triage.DecisionLeftover {
-			return nil
 		}
 		it := ui.QueueItem{TraceID: t.ID, RunID: t.RunID, TaskID: t.TaskID, Seed: t.Seed, Model: t.Model, Status: ui.StatusTodo}
-		if st != nil && !q.Blind && st.Rule != nil && st.Rule.Verdict != nil {
-			it.Suggestion, it.Reason, it.Rules = st.Rule.Primary, st.Rule.Verdict.Reason, st.Rule.Secondary
-			if it.Suggestion != "" {
-				it.Rules = append([]string{it.Suggestion}, st.Rule.Secondary...)
+		if !q.Blind {
+			if v := t.Rule; v != nil {
+				it.Suggestion, it.Reason = v.Primary, v.Reason
+				if v.Primary != "" {
+					it.Rules = append([]string{v.Primary}, v.Secondary...)
+				}
+			} else {
+				it.Reason = "the rules have not run on it"
 			}
-		} else if !q.Blind && (st == nil || st.Rule == nil) {
-			it.Reason = "the rules have not run on it"
 		}
-		if st != nil {
-			if h := st.Humans[q.Reviewer]; h != nil {
-				it.Primary, it.Secondary, it.Note, it.Status = h.Primary, h.Secondary, h.Note, ui.StatusLabelled
-			}
+		if h, _ := triage.LiveEvents(own[t.ID]); h != nil {
+			it.Primary, it.Secondary, it.Note, it.Status = h.Primary, h.Secondary, h.Note, ui.StatusLabelled
 		}
 		if ui.LiveStatus(own[t.ID]) == ui.StatusSkipped {
 			it.Status = ui.StatusSkipped
 		}
 		items = append(items, it)
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	if pos != nil {
 		sort.SliceStable(items, func(i, j int) bool { return pos[items[i].TraceID] < pos[items[j].TraceID] })
-	} else {
-		sort.SliceStable(items, func(i, j int) bool {
-			if items[i].RunID != items[j].RunID {
-				return items[i].RunID < items[j].RunID
-			}
-			if items[i].TaskID != items[j].TaskID {
-				return items[i].TaskID < items[j].TaskID
-			}
-			return items[i].Seed < items[j].Seed
-		})
 	}
 	return items, nil
 }
