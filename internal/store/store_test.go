@@ -337,3 +337,32 @@ func TestAdjudicationUndo(t *testing.T) {
 	add("cy", triage.KindUndo, "")
 	check("", triage.ScorerRed)
 }
+
+func TestQueueRowsLeavesDecidedTracesOut(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	importAll(t, db, trace("r", "T2", 0, "a"), trace("r", "T1", 1, "b"), trace("r", "T1", 0, "c"))
+	_, err := db.LabelPending(ctx, "", "tv", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+		var out []triage.LabelEvent
+		for _, r := range rows {
+			d := triage.DecisionLeftover
+			if r.Hash == "a" {
+				d = triage.DecisionCertain
+			}
+			v := &triage.Verdict{Primary: triage.ScorerRed, Decision: d, Reason: "why " + r.Hash, Secondary: []string{}, TaxonomyVersion: "tv", RulesVersion: "1"}
+			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule, Verdict: v})
+		}
+		return out, nil
+	})
+	require.NoError(t, err)
+	all, err := db.QueueRows(ctx, "r", false)
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+	require.Equal(t, []string{"T1", "T1", "T2"}, []string{all[0].TaskID, all[1].TaskID, all[2].TaskID}, "run, task, seed order")
+	require.Equal(t, 0, all[0].Seed)
+	left, err := db.QueueRows(ctx, "r", true)
+	require.NoError(t, err)
+	require.Len(t, left, 2, "the certain verdict is left out")
+	require.Equal(t, "why c", left[0].Rule.Reason)
+}
