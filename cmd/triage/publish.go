@@ -102,16 +102,7 @@ is not trusted (see --allow-unresolved and --allow-untrusted, which the card the
 }
 
 func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Options) error {
-	tax, err := a.taxonomy()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	in, err := a.cardInput(ctx, db, run, tax)
+	in, err := a.loadCardInput(ctx, run)
 	if err != nil {
 		return err
 	}
@@ -198,16 +189,7 @@ func newReportCmd(a *app) *cobra.Command {
 }
 
 func (a *app) runReport(ctx context.Context, run, format, out string, width int) error {
-	tax, err := a.taxonomy()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	in, err := a.cardInput(ctx, db, run, tax)
+	in, err := a.loadCardInput(ctx, run)
 	if err != nil {
 		return err
 	}
@@ -321,4 +303,19 @@ func packHash(dir string) (string, error) {
 		return pack.HashFS(sample.Pack(), ".")
 	}
 	return pack.Hash(dir)
+}
+
+// loadCardInput opens the store and gathers one run's card input under
+// the current taxonomy.
+func (a *app) loadCardInput(ctx context.Context, run string) (card.Input, error) {
+	tax, err := a.taxonomy()
+	if err != nil {
+		return card.Input{}, err
+	}
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return card.Input{}, err
+	}
+	defer db.Close()
+	return a.cardInput(ctx, db, run, tax)
 }

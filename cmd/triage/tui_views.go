@@ -25,16 +25,7 @@ func (a *app) showReportTUI(ctx context.Context, run string) error {
 	if !a.isTerminal(a.stdout) {
 		return errors.New("--tui needs a terminal (stdout is not one); drop --tui for the text report")
 	}
-	tax, err := a.taxonomy()
-	if err != nil {
-		return err
-	}
-	db, err := a.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	in, err := a.cardInput(ctx, db, run, tax)
+	in, err := a.loadCardInput(ctx, run)
 	if err != nil {
 		return err
 	}
