@@ -39,7 +39,6 @@ type Reject struct {
 // callback given to BeginImport, in the order added, at the latest on
 // Flush or Commit. It is not safe for concurrent use.
 type Import struct {
-	s        *DB
 	tx       *sql.Tx
 	rej      *sql.Stmt
 	insFull  *sql.Stmt
@@ -80,7 +79,7 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 	if err != nil {
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
 	}
-	im := &Import{s: s, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult}
+	im := &Import{tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult}
 	im.rej, err = tx.PrepareContext(ctx, `INSERT INTO rejects (file, line, reason, raw, raw_sha256, created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`)
 	if err == nil {
 		im.insFull, err = tx.PrepareContext(ctx, insertSQL(importBatch))

@@ -84,20 +84,64 @@ func nonNil(s []string) []string {
 
 const eventCols = `id, trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, slice, created_at`
 
-func scanEvent(r scanner) (triage.LabelEvent, error) {
-	var e triage.LabelEvent
-	var kind, sec, rulesV, decision, reason, outcome, created string
-	if err := r.Scan(&e.ID, &e.TraceID, &e.Actor, &kind, &e.Primary, &sec, &e.Note, &e.TaxonomyVersion, &rulesV, &decision, &reason, &outcome, &e.Slice, &created); err != nil {
-		return e, err
+// eventRow is eventCols as scanned; event turns it into the domain value.
+// Every query that reads label events scans through it.
+type eventRow struct {
+	id, traceID                                  int64
+	actor, kind, primary, sec, note, taxV, rules string
+	decision, reason, outcome, slice, created    string
+}
+
+func (r *eventRow) dest() []any {
+	return []any{&r.id, &r.traceID, &r.actor, &r.kind, &r.primary, &r.sec, &r.note, &r.taxV, &r.rules, &r.decision, &r.reason, &r.outcome, &r.slice, &r.created}
+}
+
+func (r *eventRow) event() triage.LabelEvent {
+	e := triage.LabelEvent{ID: r.id, TraceID: r.traceID, Actor: r.actor, Kind: triage.LabelKind(r.kind), Primary: r.primary,
+		Note: r.note, TaxonomyVersion: r.taxV, Slice: r.slice, CreatedAt: parseStamp(r.created)}
+	if r.sec != "" && r.sec != "[]" {
+		_ = json.Unmarshal([]byte(r.sec), &e.Secondary)
 	}
-	e.Kind = triage.LabelKind(kind)
-	_ = json.Unmarshal([]byte(sec), &e.Secondary)
-	e.CreatedAt = parseStamp(created)
 	if e.Kind == triage.KindRule {
-		e.Verdict = &triage.Verdict{Primary: e.Primary, Secondary: e.Secondary, Decision: triage.Decision(decision), Reason: reason,
-			Outcome: triage.Outcome(outcome), TaxonomyVersion: e.TaxonomyVersion, RulesVersion: rulesV}
+		sec := e.Secondary
+		if sec == nil {
+			sec = []string{}
+		}
+		e.Verdict = &triage.Verdict{Primary: e.Primary, Secondary: sec, Decision: triage.Decision(r.decision), Reason: r.reason,
+			Outcome: triage.Outcome(r.outcome), TaxonomyVersion: e.TaxonomyVersion, RulesVersion: r.rules}
 	}
-	return e, nil
+	return e
+}
+
+// prefixed qualifies a column list with a table alias ("e.").
+func prefixed(alias, cols string) string {
+	parts := strings.Split(cols, ", ")
+	for i, c := range parts {
+		parts[i] = alias + c
+	}
+	return strings.Join(parts, ", ")
+}
+
+// optionalEventCols reads eventCols through a LEFT JOIN: a trace with no
+// events yields id 0 and empty strings instead of NULLs.
+func optionalEventCols(alias string) string {
+	parts := strings.Split(eventCols, ", ")
+	for i, c := range parts {
+		zero := "''"
+		if c == "id" || c == "trace_id" {
+			zero = "0"
+		}
+		parts[i] = "coalesce(" + alias + c + ", " + zero + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func scanEvent(r scanner) (triage.LabelEvent, error) {
+	var er eventRow
+	if err := r.Scan(er.dest()...); err != nil {
+		return triage.LabelEvent{}, err
+	}
+	return er.event(), nil
 }
 
 // History returns a trace's events in order; actor filters when set.
@@ -127,30 +171,80 @@ func (s *DB) History(ctx context.Context, traceID int64, actor string) ([]triage
 // Verdict returns the rules' latest full verdict on a trace, or
 // ErrNotFound when the rules have not run on it.
 func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error) {
-	var body []byte
-	var primary, sec, taxV, rulesV, decision, reason, outcome string
-	err := s.db.QueryRowContext(ctx, `SELECT verdict, primary_label, secondary, taxonomy_version, rules_version, decision, reason, outcome
-		FROM label_events WHERE trace_id = ? AND kind = 'rule' ORDER BY id DESC LIMIT 1`, traceID).
-		Scan(&body, &primary, &sec, &taxV, &rulesV, &decision, &reason, &outcome)
+	vs, err := s.Verdicts(ctx, []int64{traceID})
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, err
 	}
-	if body, err = unpackRow(body); err != nil {
-		return nil, fmt.Errorf("verdict of trace %d: %w", traceID, err)
+	v, ok := vs[traceID]
+	if !ok {
+		return nil, ErrNotFound
 	}
-	var v triage.Verdict
-	if err := json.Unmarshal(body, &v); err != nil {
-		return nil, fmt.Errorf("verdict of trace %d: %w", traceID, err)
+	return v, nil
+}
+
+// Verdicts returns the rules' latest full verdict on each of the traces
+// that have one, reading them in batches rather than one query a trace.
+func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.Verdict, error) {
+	out := make(map[int64]*triage.Verdict, len(traceIDs))
+	const chunk = 500
+	for lo := 0; lo < len(traceIDs); lo += chunk {
+		ids := traceIDs[lo:min(lo+chunk, len(traceIDs))]
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			args[i] = id
+		}
+		rows, err := s.db.QueryContext(ctx, `SELECT `+eventCols+`, verdict FROM label_events
+			WHERE kind = 'rule' AND trace_id IN (`+placeholders(len(ids))+`) ORDER BY trace_id, id`, args...)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		for rows.Next() {
+			var er eventRow
+			var body []byte
+			if err := rows.Scan(append(er.dest(), &body)...); err != nil {
+				rows.Close()
+				return nil, mapErr(err)
+			}
+			v, err := fullVerdict(er.event().Verdict, body)
+			if err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("verdict of trace %d: %w", er.traceID, err)
+			}
+			out[er.traceID] = v // the latest event wins
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, mapErr(err)
+		}
 	}
-	// The columns hold what the body leaves out (verdictBody).
-	v.Primary, v.TaxonomyVersion, v.RulesVersion = primary, taxV, rulesV
-	v.Decision, v.Reason, v.Outcome = triage.Decision(decision), reason, triage.Outcome(outcome)
-	v.Secondary = nil
-	_ = json.Unmarshal([]byte(sec), &v.Secondary)
-	if v.Secondary == nil {
-		v.Secondary = []string{}
+	return out, nil
+}
+
+// verdictRest is what a stored verdict holds beyond its label_events
+// columns; its keys are triage.Verdict's.
+type verdictRest struct {
+	Fired       []string          `json:"fired"`
+	Evidence    []triage.Evidence `json:"evidence"`
+	Unevaluated []triage.Evidence `json:"unevaluated,omitempty"`
+}
+
+// fullVerdict completes the verdict built from the columns with its
+// packed body (verdictBody).
+func fullVerdict(v *triage.Verdict, body []byte) (*triage.Verdict, error) {
+	if len(body) == 0 {
+		return v, nil
 	}
-	return &v, nil
+	body, err := unpackRow(body)
+	if err != nil {
+		return nil, err
+	}
+	var rest verdictRest
+	if err := json.Unmarshal(body, &rest); err != nil {
+		return nil, err
+	}
+	v.Fired, v.Evidence, v.Unevaluated = rest.Fired, rest.Evidence, rest.Unevaluated
+	return v, nil
 }
 
 // verdictBody encodes what a verdict holds beyond its label_events
@@ -158,13 +252,7 @@ func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error
 // writing verdicts is the bottleneck of rules run, and the columns
 // already carry the label, decision, reason, outcome and versions.
 func verdictBody(v *triage.Verdict) ([]byte, error) {
-	// The keys are triage.Verdict's, so the body decodes into one.
-	rest := struct {
-		Fired       []string          `json:"fired"`
-		Evidence    []triage.Evidence `json:"evidence"`
-		Unevaluated []triage.Evidence `json:"unevaluated,omitempty"`
-	}{v.Fired, v.Evidence, v.Unevaluated}
-	b, err := json.Marshal(&rest)
+	b, err := json.Marshal(&verdictRest{v.Fired, v.Evidence, v.Unevaluated})
 	if err != nil {
 		return nil, err
 	}
@@ -436,8 +524,7 @@ type ExportedEvent struct {
 // HumanEvents lists every non-rule event (human, skip, undo,
 // adjudication) in time order; reviewer and slice filter when set.
 func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]ExportedEvent, error) {
-	q := `SELECT e.id, e.trace_id, e.actor, e.kind, e.primary_label, e.secondary, e.note, e.taxonomy_version, e.rules_version, e.decision, e.reason, e.outcome, e.slice, e.created_at,
-		t.run_id, t.task_id, t.seed, t.content_hash
+	q := `SELECT ` + prefixed("e.", eventCols) + `, t.run_id, t.task_id, t.seed, t.content_hash
 		FROM label_events e JOIN traces t ON t.id = e.trace_id WHERE e.kind != 'rule'`
 	var args []any
 	if reviewer != "" {
@@ -456,15 +543,11 @@ func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]Exporte
 	var out []ExportedEvent
 	for rows.Next() {
 		var x ExportedEvent
-		var kind, sec, rulesV, decision, reason, outcome, created string
-		e := &x.Event
-		if err := rows.Scan(&e.ID, &e.TraceID, &e.Actor, &kind, &e.Primary, &sec, &e.Note, &e.TaxonomyVersion, &rulesV, &decision, &reason, &outcome, &e.Slice, &created,
-			&x.RunID, &x.TaskID, &x.Seed, &x.ContentHash); err != nil {
+		var er eventRow
+		if err := rows.Scan(append(er.dest(), &x.RunID, &x.TaskID, &x.Seed, &x.ContentHash)...); err != nil {
 			return nil, mapErr(err)
 		}
-		e.Kind = triage.LabelKind(kind)
-		_ = json.Unmarshal([]byte(sec), &e.Secondary)
-		e.CreatedAt = parseStamp(created)
+		x.Event = er.event()
 		out = append(out, x)
 	}
 	return out, mapErr(rows.Err())

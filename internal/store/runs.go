@@ -89,13 +89,15 @@ func controls(ctx context.Context, q querier, runID string) (triage.Controls, bo
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanRun(r scanner) (triage.Controls, bool, error) {
+// scanRun reads runCols, then any extra columns into extra.
+func scanRun(r scanner, extra ...any) (triage.Controls, bool, error) {
 	var c triage.Controls
 	var wall sql.NullFloat64
 	var maxTok, maxCalls, network sql.NullInt64
 	var set int
 	var created string
-	err := r.Scan(&c.RunID, &c.DatasetID, &c.DatasetSHA256, &c.PackDir, &c.Scorer, &wall, &maxTok, &maxCalls, &c.ImageDigest, &network, &c.PromptID, &set, &created)
+	dest := []any{&c.RunID, &c.DatasetID, &c.DatasetSHA256, &c.PackDir, &c.Scorer, &wall, &maxTok, &maxCalls, &c.ImageDigest, &network, &c.PromptID, &set, &created}
+	err := r.Scan(append(dest, extra...)...)
 	if err != nil {
 		return c, false, err
 	}
@@ -114,17 +116,10 @@ func (s *DB) Runs(ctx context.Context) ([]RunInfo, error) {
 	var out []RunInfo
 	for rows.Next() {
 		var ri RunInfo
-		var c triage.Controls
-		var wall sql.NullFloat64
-		var maxTok, maxCalls, network sql.NullInt64
-		var set int
-		var created string
-		if err := rows.Scan(&c.RunID, &c.DatasetID, &c.DatasetSHA256, &c.PackDir, &c.Scorer, &wall, &maxTok, &maxCalls, &c.ImageDigest, &network, &c.PromptID, &set, &created, &ri.Traces); err != nil {
+		var err error
+		if ri.Controls, ri.ControlsSet, err = scanRun(rows, &ri.Traces); err != nil {
 			return nil, mapErr(err)
 		}
-		c.WallS, c.MaxOutputTokens, c.MaxToolCalls, c.Network = floatPtr(wall), int64Ptr(maxTok), int64Ptr(maxCalls), boolPtr(network)
-		c.CreatedAt = parseStamp(created)
-		ri.Controls, ri.ControlsSet = c, set == 1
 		out = append(out, ri)
 	}
 	return out, mapErr(rows.Err())

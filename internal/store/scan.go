@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -14,8 +12,7 @@ import (
 // grow with the store: lists, reports and the review queue read 100,000
 // traces without holding them twice.
 func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *triage.LabelState) error) error {
-	q := `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, t.agent, t.prompt_id, t.exit_code, t.outcome, t.n_tool_calls, t.wall_s, t.tokens_in, t.tokens_out, t.cost_usd, t.source, t.content_hash,
-		e.id, e.actor, e.kind, e.primary_label, e.secondary, e.note, e.taxonomy_version, e.rules_version, e.decision, e.reason, e.outcome, e.slice, e.created_at
+	q := `SELECT ` + prefixed("t.", summaryCols) + `, ` + optionalEventCols("e.") + `
 		FROM traces t LEFT JOIN label_events e ON e.trace_id = t.id`
 	var args []any
 	if runID != "" {
@@ -31,7 +28,10 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 		cur    TraceSummary
 		have   bool
 		folder stateFolder
+		sr     summaryRow
+		er     eventRow
 	)
+	dest := append(sr.dest(), er.dest()...)
 	emit := func() error {
 		if !have {
 			return nil
@@ -39,40 +39,20 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 		return fn(cur, folder.done())
 	}
 	for rows.Next() {
-		var t TraceSummary
-		var exit, tin, tout sql.NullInt64
-		var wall, cost sql.NullFloat64
-		var outcome string
-		var eid sql.NullInt64
-		var actor, kind, primary, sec, note, taxV, rulesV, decision, reason, eoutcome, slice, created sql.NullString
-		if err := rows.Scan(&t.ID, &t.RunID, &t.TaskID, &t.Seed, &t.Model, &t.Agent, &t.PromptID, &exit, &outcome, &t.NToolCalls, &wall, &tin, &tout, &cost, &t.Source, &t.ContentHash,
-			&eid, &actor, &kind, &primary, &sec, &note, &taxV, &rulesV, &decision, &reason, &eoutcome, &slice, &created); err != nil {
+		sr, er = summaryRow{}, eventRow{}
+		if err := rows.Scan(dest...); err != nil {
 			return mapErr(err)
 		}
-		if !have || t.ID != cur.ID {
+		if !have || sr.t.ID != cur.ID {
 			if err := emit(); err != nil {
 				return err
 			}
-			t.ExitCode, t.WallS, t.CostUSD, t.Outcome = intPtr(exit), floatPtr(wall), floatPtr(cost), triage.Outcome(outcome)
-			if tin.Valid || tout.Valid {
-				t.Tokens = &triage.Tokens{Input: tin.Int64, Output: tout.Int64}
-			}
-			cur, have = t, true
-			folder.reset(t.ID)
+			cur, have = sr.summary(), true
+			folder.reset(cur.ID)
 		}
-		if !eid.Valid {
-			continue
+		if er.id != 0 {
+			folder.add(er.event())
 		}
-		e := triage.LabelEvent{ID: eid.Int64, TraceID: t.ID, Actor: actor.String, Kind: triage.LabelKind(kind.String), Primary: primary.String,
-			Note: note.String, TaxonomyVersion: taxV.String, Slice: slice.String, CreatedAt: parseStamp(created.String)}
-		if sec.String != "" && sec.String != "[]" {
-			_ = json.Unmarshal([]byte(sec.String), &e.Secondary)
-		}
-		if e.Kind == triage.KindRule {
-			e.Verdict = &triage.Verdict{Primary: e.Primary, Secondary: e.Secondary, Decision: triage.Decision(decision.String), Reason: reason.String,
-				Outcome: triage.Outcome(eoutcome.String), TaxonomyVersion: e.TaxonomyVersion, RulesVersion: rulesV.String}
-		}
-		folder.add(e)
 	}
 	if err := rows.Err(); err != nil {
 		return mapErr(err)

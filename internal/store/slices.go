@@ -2,9 +2,8 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
-
-	"github.com/triage-dev/triage/internal/triage"
 )
 
 // Slice is a held-out sample of traces that reviewers label blind.
@@ -129,14 +128,12 @@ type Trust struct {
 // LatestTrust returns the newest trust verdict of a taxonomy version.
 func (s *DB) LatestTrust(ctx context.Context, taxonomyVersion string) (Trust, error) {
 	var t Trust
-	var a, lo, hi nullF
+	var a, lo, hi sql.NullFloat64
 	err := s.db.QueryRowContext(ctx, `SELECT taxonomy_version, slice, status, alpha, ci_lo, ci_hi, units, reasons, created_at FROM trust WHERE taxonomy_version = ? ORDER BY id DESC LIMIT 1`, taxonomyVersion).
 		Scan(&t.TaxonomyVersion, &t.Slice, &t.Status, &a, &lo, &hi, &t.Units, &t.Reasons, &t.CreatedAt)
 	if err != nil {
 		return t, mapErr(err)
 	}
-	t.Alpha, t.CILo, t.CIHi = a.ptr(), lo.ptr(), hi.ptr()
+	t.Alpha, t.CILo, t.CIHi = floatPtr(a), floatPtr(lo), floatPtr(hi)
 	return t, nil
 }
-
-var _ = triage.TraceKey

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -219,16 +218,10 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-var _ = strconv.Itoa
-
-type nullF struct{ sql.NullFloat64 }
-
-func (n nullF) ptr() *float64 { return floatPtr(n.NullFloat64) }
-
-// Stored rows are compressed with S2 behind a one-byte header, so that
-// large tool outputs cost little disk and I/O; rows written before this
-// encoding existed (no header) read back as they are. The header byte
-// 0xFF cannot start a JSON row.
+// Stored rows and verdict bodies are compressed with S2 behind a one-byte
+// header, so that large tool outputs cost little disk and I/O. The header
+// byte 0xFF cannot start a JSON row; bytes without it read back as they
+// are.
 const packedRow = 0xFF
 
 // packRow compresses a row for storage; nil stays nil.

@@ -234,6 +234,12 @@ func TestLabelPendingAndVerdict(t *testing.T) {
 		Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv1", RulesVersion: "1", Secondary: []string{triage.TagLeaked},
 		Fired: []string{triage.ScorerRed}, Evidence: []triage.Evidence{{Rule: triage.ScorerRed, Message: "red", ToolCall: 2, File: "a.py", Line: 3}},
 		Unevaluated: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "no spec", ToolCall: -1}}}, v, "a verdict reads back whole")
+	vs, err := db.Verdicts(ctx, []int64{sums[0].ID, sums[1].ID, 999})
+	require.NoError(t, err)
+	require.Len(t, vs, 2, "a trace without a verdict is absent")
+	require.Equal(t, v, vs[sums[0].ID])
+	_, err = db.Verdict(ctx, 999)
+	require.ErrorIs(t, err, ErrNotFound)
 	states, _ := db.LabelStates(ctx, "r")
 	require.Equal(t, triage.OutcomeFailed, states[sums[0].ID].Rule.Verdict.Outcome)
 	f := triage.Resolve(states[sums[0].ID])

@@ -33,20 +33,36 @@ func (t *TraceSummary) Key() string { return triage.TraceKey(t.RunID, t.TaskID, 
 
 const summaryCols = `id, run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash`
 
+// summaryRow is summaryCols as scanned; summary turns it into the domain
+// value. Every query that reads summaries scans through it.
+type summaryRow struct {
+	t          TraceSummary
+	outcome    string
+	exit, tin  sql.NullInt64
+	tout       sql.NullInt64
+	wall, cost sql.NullFloat64
+}
+
+func (r *summaryRow) dest() []any {
+	t := &r.t
+	return []any{&t.ID, &t.RunID, &t.TaskID, &t.Seed, &t.Model, &t.Agent, &t.PromptID, &r.exit, &r.outcome, &t.NToolCalls, &r.wall, &r.tin, &r.tout, &r.cost, &t.Source, &t.ContentHash}
+}
+
+func (r *summaryRow) summary() TraceSummary {
+	t := r.t
+	t.ExitCode, t.WallS, t.CostUSD, t.Outcome = intPtr(r.exit), floatPtr(r.wall), floatPtr(r.cost), triage.Outcome(r.outcome)
+	if r.tin.Valid || r.tout.Valid {
+		t.Tokens = &triage.Tokens{Input: r.tin.Int64, Output: r.tout.Int64}
+	}
+	return t
+}
+
 func scanSummary(r scanner) (TraceSummary, error) {
-	var t TraceSummary
-	var exit, tin, tout sql.NullInt64
-	var wall, cost sql.NullFloat64
-	var outcome string
-	err := r.Scan(&t.ID, &t.RunID, &t.TaskID, &t.Seed, &t.Model, &t.Agent, &t.PromptID, &exit, &outcome, &t.NToolCalls, &wall, &tin, &tout, &cost, &t.Source, &t.ContentHash)
-	if err != nil {
-		return t, err
+	var sr summaryRow
+	if err := r.Scan(sr.dest()...); err != nil {
+		return TraceSummary{}, err
 	}
-	t.ExitCode, t.WallS, t.CostUSD, t.Outcome = intPtr(exit), floatPtr(wall), floatPtr(cost), triage.Outcome(outcome)
-	if tin.Valid || tout.Valid {
-		t.Tokens = &triage.Tokens{Input: tin.Int64, Output: tout.Int64}
-	}
-	return t, nil
+	return sr.summary(), nil
 }
 
 // Summaries lists the traces of a run (every run when runID is empty) in
