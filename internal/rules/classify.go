@@ -422,7 +422,7 @@ func (r *run) loopEvidence(start, end int) {
 			b = append(b, ", "...)
 		}
 		if end-start > 8 && i == start+3 {
-			b = append(b, "…, "...)
+			b = append(b, "…"...)
 			i = end - 2
 			continue
 		}

@@ -152,6 +152,13 @@ func TestToolLoop(t *testing.T) {
 		require.Contains(t, ev[0].Message, "outputs identical: no new evidence")
 		require.NotContains(t, v.Secondary, triage.PassContract, "PASS_CONTRACT is terminal: it never fires with another rule")
 	})
+	t.Run("a long loop elides the middle calls", func(t *testing.T) {
+		t.Parallel()
+		tr := base()
+		tr.ToolCalls = same("same", `{}`, `{}`, `{}`, `{}`, `{}`, `{}`, `{}`, `{}`, `{}`, `{}`)
+		v := Classify(nil, Budgets{}, nil, tr)
+		require.Contains(t, evidenceFor(v, triage.ToolLoop)[0].Message, "10 times in a row with the same arguments (calls 0, 1, 2, …, 9);")
+	})
 	t.Run("outputs differ", func(t *testing.T) {
 		t.Parallel()
 		tr := base()
