@@ -59,19 +59,21 @@ func (e *HarnessError) Error() string {
 // Unwrap implements errors.Unwrap.
 func (e *HarnessError) Unwrap() error { return e.Err }
 
-// harnessReject turns a decode failure at byte off into a Reject. When the
-// source is a file on disk the line is counted by re-reading it up to off,
-// which costs nothing on the happy path.
-func harnessReject(src Source, off int64, err error, raw []byte) Record {
-	he := &HarnessError{File: src.Name, Offset: off, Line: lineAt(src.Path, off), Err: explainJSONErr(err)}
-	line := he.Line
-	if line == 0 {
-		line = 1
+// walkFailed ends the Decode of a whole-file format whose walk failed:
+// cancellation and read failures are returned, a JSON failure is emitted
+// as a Reject at its position. When the source is a file on disk the line
+// is counted by re-reading it up to that byte, which costs nothing on the
+// happy path.
+func walkFailed(ctx context.Context, src Source, dec *json.Decoder, cr *countingReader, err error, emit func(Record) error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	if len(raw) > HarnessRawLimit {
-		raw = raw[:HarnessRawLimit]
+	if isIOErr(err) {
+		return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
 	}
-	return Record{Line: line, Reject: &Reject{File: src.Name, Line: line, Reason: fmt.Sprintf("byte %d: %v", off, he.Err), Raw: raw}}
+	off := errOffset(err, dec, cr)
+	line := max(lineAt(src.Path, off), 1)
+	return emit(Record{Line: line, Reject: &Reject{File: src.Name, Line: line, Reason: fmt.Sprintf("byte %d: %v", off, explainJSONErr(err))}})
 }
 
 // explainJSONErr rewrites the decoder's terse end-of-input errors so a

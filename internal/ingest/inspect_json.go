@@ -38,13 +38,7 @@ func decodeInspectJSON(ctx context.Context, src Source, emit func(Record) error)
 		return skipValue(dec)
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if isIOErr(err) {
-			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
-		}
-		return emit(harnessReject(src, errOffset(err, dec, cr), err, nil))
+		return walkFailed(ctx, src, dec, cr, err, emit)
 	}
 	if n == 0 {
 		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "the eval log holds no samples (was it written with log_samples off?)"}})

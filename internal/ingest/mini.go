@@ -125,13 +125,7 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 		return skipValue(dec)
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if isIOErr(err) {
-			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
-		}
-		return emit(harnessReject(src, errOffset(err, dec, cr), err, nil))
+		return walkFailed(ctx, src, dec, cr, err, emit)
 	}
 	t := b.t
 	t.TaskID = iid

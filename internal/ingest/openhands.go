@@ -275,13 +275,7 @@ func decodeOpenHandsEvents(ctx context.Context, src Source, emit func(Record) er
 		return nil
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if isIOErr(err) {
-			return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
-		}
-		return emit(harnessReject(src, errOffset(err, dec, cr), err, nil))
+		return walkFailed(ctx, src, dec, cr, err, emit)
 	}
 	t := b.finish()
 	t.TaskID = harnessStem(fileName(src))
