@@ -15,6 +15,7 @@ func decodeInspectJSON(ctx context.Context, src Source, emit func(Record) error)
 	cr := &countingReader{r: src.R}
 	dec := json.NewDecoder(cr)
 	var hdr inspectHeader
+	var emitErr error
 	n := 0
 	err := walkObject(ctx, dec, "eval log", func(key string) error {
 		switch key {
@@ -32,11 +33,15 @@ func decodeInspectJSON(ctx context.Context, src Source, emit func(Record) error)
 					return err
 				}
 				n++
-				return emitInspectSample(src, &hdr, n, fmt.Sprintf("byte %d", start), raw, emit)
+				emitErr = emitInspectSample(src, &hdr, n, fmt.Sprintf("byte %d", start), raw, emit)
+				return emitErr
 			})
 		}
 		return skipValue(dec)
 	})
+	if emitErr != nil {
+		return emitErr // as is, not placed in the file like a read error
+	}
 	if err != nil {
 		return walkFailed(ctx, src, dec, cr, err, emit)
 	}
