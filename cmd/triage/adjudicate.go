@@ -90,10 +90,9 @@ type adjStore struct {
 	*uiStore
 }
 
-// Disagreements implements ui.AdjudicationStore. Reviewers' labels come
-// from LabelStates (live human labels, undo applied); the adjudication is
-// folded here from the slice's events per actor, so that an adjudicator's
-// undo retracts their adjudication.
+// Disagreements implements ui.AdjudicationStore: the slice's items that
+// two or more reviewers labelled and (unless q.All) labelled differently,
+// each with the live adjudication, which the store folds with undo.
 func (s *adjStore) Disagreements(ctx context.Context, q ui.DisagreementQuery) ([]ui.Disputed, error) {
 	sl, err := s.db.Slice(ctx, q.Slice)
 	if err != nil {
@@ -103,17 +102,14 @@ func (s *adjStore) Disagreements(ctx context.Context, q ui.DisagreementQuery) ([
 	if err != nil {
 		return nil, err
 	}
-	evs, err := s.db.HumanEvents(ctx, "", q.Slice)
+	// The adjudicator's own events say which items they skipped.
+	mine, err := s.db.HumanEvents(ctx, q.Adjudicator, q.Slice)
 	if err != nil {
 		return nil, err
 	}
-	byTrace := map[int64]map[string][]triage.LabelEvent{}
-	for _, x := range evs {
-		e := x.Event
-		if byTrace[e.TraceID] == nil {
-			byTrace[e.TraceID] = map[string][]triage.LabelEvent{}
-		}
-		byTrace[e.TraceID][e.Actor] = append(byTrace[e.TraceID][e.Actor], e)
+	own := map[int64][]triage.LabelEvent{}
+	for _, x := range mine {
+		own[x.Event.TraceID] = append(own[x.Event.TraceID], x.Event)
 	}
 	var out []ui.Disputed
 	for _, id := range sl.Items {
@@ -123,7 +119,7 @@ func (s *adjStore) Disagreements(ctx context.Context, q ui.DisagreementQuery) ([
 		}
 		var revs []triage.LabelEvent
 		for _, h := range st.Humans {
-			if h.Kind == triage.KindHuman && h.Primary != "" {
+			if h.Primary != "" {
 				revs = append(revs, *h)
 			}
 		}
@@ -143,16 +139,11 @@ func (s *adjStore) Disagreements(ctx context.Context, q ui.DisagreementQuery) ([
 		if st.Rule != nil && st.Rule.Verdict != nil {
 			it.Suggestion, it.Reason = st.Rule.Primary, st.Rule.Verdict.Reason
 		}
-		var final *triage.LabelEvent
-		for _, actorEvs := range byTrace[id] {
-			if cur := triage.CurrentLabel(actorEvs); cur != nil && cur.Kind == triage.KindAdjudication && (final == nil || cur.ID > final.ID) {
-				final = cur
-			}
-		}
 		switch {
-		case final != nil:
-			it.Primary, it.Secondary, it.Note, it.Status = final.Primary, final.Secondary, final.Note, ui.StatusLabelled
-		case ui.LiveStatus(byTrace[id][q.Adjudicator]) == ui.StatusSkipped:
+		case st.Adjudication != nil:
+			a := st.Adjudication
+			it.Primary, it.Secondary, it.Note, it.Status = a.Primary, a.Secondary, a.Note, ui.StatusLabelled
+		case ui.LiveStatus(own[id]) == ui.StatusSkipped:
 			it.Status = ui.StatusSkipped
 		}
 		d.QueueItem = it
@@ -168,8 +159,7 @@ func (s *adjStore) Agreement(ctx context.Context, slice string) (*agreement.Repo
 }
 
 // sliceAgreement computes agreement on a slice from its reviewers' live
-// human labels. runAgreeSlice in agree.go builds the same ratings; it can
-// call this instead.
+// human labels (agree SLICE and the adjudicate screen's agreement view).
 func sliceAgreement(ctx context.Context, db *store.DB, name string, opt agreement.Options) (*agreement.Report, error) {
 	sl, err := db.Slice(ctx, name)
 	if err != nil {
@@ -190,7 +180,7 @@ func sliceAgreement(ctx context.Context, db *store.DB, name string, opt agreemen
 			return nil, err
 		}
 		for actor, e := range st.Humans {
-			if e.Kind != triage.KindHuman || e.Primary == "" {
+			if e.Primary == "" {
 				continue
 			}
 			rs = append(rs, agreement.Rating{Unit: s.Key(), Rater: actor, Label: e.Primary, Tags: e.Secondary, HasTags: true})

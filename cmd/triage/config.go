@@ -42,40 +42,46 @@ func (a *app) taxonomy() (*triage.Taxonomy, error) {
 
 // packs loads each run's task pack once, from the directory its controls
 // recorded (or --pack), so the rules see the task's spec and allowlist.
+// It is safe for concurrent use: the review screen asks from tea.Cmds.
 type packs struct {
 	override string
 	mu       sync.Mutex
 	byDir    map[string]*triage.Pack
-	problems map[string]int
 }
 
+// forRun returns a run's controls and its pack (nil when none is known).
 func (p *packs) forRun(ctx context.Context, db *store.DB, run string) (*triage.Pack, triage.Controls, error) {
 	c, _, err := db.Controls(ctx, run)
 	if err != nil {
 		return nil, c, err
 	}
+	pk, err := p.load(c)
+	return pk, c, err
+}
+
+// load returns the pack of a run with these controls.
+func (p *packs) load(c triage.Controls) (*triage.Pack, error) {
 	dir := p.override
 	if dir == "" {
 		dir = c.PackDir
 	}
 	if dir == "" {
-		return nil, c, nil
+		return nil, nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if pk, ok := p.byDir[dir]; ok {
-		return pk, c, nil
+		return pk, nil
 	}
-	pk, probs, err := loadPack(dir)
+	pk, _, err := loadPack(dir)
 	if err != nil {
-		return nil, c, fmt.Errorf("run %s: task pack %s: %w", run, dir, err)
+		return nil, fmt.Errorf("run %s: task pack %s: %w", c.RunID, dir, err)
 	}
 	if p.byDir == nil {
-		p.byDir, p.problems = map[string]*triage.Pack{}, map[string]int{}
+		p.byDir = map[string]*triage.Pack{}
 	}
 	p.byDir[dir] = pk
-	p.problems[dir] = pack.Errors(probs)
-	return pk, c, nil
+	return pk, nil
 }
 
 // loadPack loads a pack from disk, or the embedded sample for the

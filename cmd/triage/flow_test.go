@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/ui"
 )
 
 // demoStore builds a store like `triage demo` does, without the TUI.
@@ -206,4 +210,60 @@ func TestHarnessDirectoryImport(t *testing.T) {
 	code, _, errOut = c.run("", "import", c.file("notes.txt", "hello, world\n"))
 	require.Equal(t, exitError, code)
 	require.Contains(t, errOut, "not a trace file of any known format (tried ")
+}
+
+func TestDisagreementsFollowAdjudicationAndUndo(t *testing.T) {
+	t.Parallel()
+	c := demoStore(t)
+	code, out, errOut := c.run("", "slice", "create", "s2", "--size", "3", "--run", "demo", "--seed", "3")
+	require.Equal(t, exitOK, code, errOut+out)
+	_, show, _ := c.run("", "slice", "show", "s2")
+	var rows strings.Builder
+	n := 0
+	for _, line := range strings.Split(show, "\n") {
+		if !strings.HasPrefix(line, "demo/") {
+			continue
+		}
+		run, rest, _ := strings.Cut(strings.Fields(line)[0], "/")
+		task, seed, _ := strings.Cut(rest, "#")
+		for _, r := range []struct{ who, label string }{{"ann", "TOOL_LOOP"}, {"bob", "TIMEOUT"}} {
+			label := r.label
+			if n == 0 {
+				label = "SCORER_RED" // the first item: both agree
+			}
+			fmt.Fprintf(&rows, `{"run_id":%q,"task_id":%q,"seed":%s,"reviewer":%q,"kind":"human","primary":%q,"secondary":[],"note":"","slice":"s2","created_at":"2026-11-01T09:0%d:00Z"}`+"\n",
+				run, task, seed, r.who, label, n)
+		}
+		n++
+	}
+	require.Equal(t, 3, n)
+	code, _, errOut = c.run("", "labels", "import", c.file("l.jsonl", rows.String()))
+	require.Equal(t, exitOK, code, errOut)
+
+	ctx := t.Context()
+	db, err := store.Open(ctx, c.db, decodeRow)
+	require.NoError(t, err)
+	defer db.Close()
+	adj := &adjStore{uiStore: &uiStore{db: db}}
+	ds, err := adj.Disagreements(ctx, ui.DisagreementQuery{Slice: "s2", Adjudicator: "cy"})
+	require.NoError(t, err)
+	require.Len(t, ds, 2, "the item both reviewers agree on is not a disagreement")
+	all, err := adj.Disagreements(ctx, ui.DisagreementQuery{Slice: "s2", Adjudicator: "cy", All: true})
+	require.NoError(t, err)
+	require.Len(t, all, 3)
+	require.Equal(t, ui.StatusTodo, ds[0].Status)
+
+	id := ds[0].TraceID
+	_, err = db.AppendLabel(ctx, triage.LabelEvent{TraceID: id, Actor: "cy", Kind: triage.KindAdjudication, Primary: "TOOL_LOOP", Note: "loop is real", Slice: "s2"})
+	require.NoError(t, err)
+	ds, err = adj.Disagreements(ctx, ui.DisagreementQuery{Slice: "s2", Adjudicator: "cy"})
+	require.NoError(t, err)
+	require.Equal(t, ui.StatusLabelled, ds[0].Status)
+	require.Equal(t, "TOOL_LOOP", ds[0].Primary)
+	_, err = db.AppendLabel(ctx, triage.LabelEvent{TraceID: id, Actor: "cy", Kind: triage.KindUndo, Slice: "s2"})
+	require.NoError(t, err)
+	ds, err = adj.Disagreements(ctx, ui.DisagreementQuery{Slice: "s2", Adjudicator: "cy"})
+	require.NoError(t, err)
+	require.Equal(t, ui.StatusTodo, ds[0].Status, "undo takes the adjudication back")
+	require.Empty(t, ds[0].Primary)
 }

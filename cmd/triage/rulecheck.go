@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,35 +164,41 @@ func (a *app) collectChecked(ctx context.Context, db *store.DB, o ruleCheckOpts,
 			inSlice[id] = true
 		}
 	}
-	sums, err := db.Summaries(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	states, err := db.LabelStates(ctx, run)
-	if err != nil {
-		return nil, err
-	}
-	var out []checkedTrace
-	for _, s := range sums {
+	// One pass gathers the settled traces; their full verdicts follow in
+	// batches (the store's one connection is busy during the pass).
+	var settled []checkedTrace
+	err := db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
 		if inSlice != nil && !inSlice[s.ID] {
-			continue
+			return nil
 		}
 		rep.NTraces++
-		st := states[s.ID]
 		final, ok := settledFinal(st)
 		if !ok {
 			if st != nil && len(st.Humans) > 0 {
 				rep.NUnsettled++
 			}
-			continue
+			return nil
 		}
-		v, err := db.Verdict(ctx, s.ID)
-		if errors.Is(err, store.ErrNotFound) {
+		settled = append(settled, checkedTrace{sum: s, final: final})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int64, len(settled))
+	for i, c := range settled {
+		ids[i] = c.sum.ID
+	}
+	verdicts, err := db.Verdicts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []checkedTrace
+	for _, c := range settled {
+		v := verdicts[c.sum.ID]
+		if v == nil {
 			rep.NNoVerdict++
 			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Key(), err)
 		}
 		if v.TaxonomyVersion != tax.Version {
 			rep.NOtherTaxonomy++
@@ -201,9 +206,22 @@ func (a *app) collectChecked(ctx context.Context, db *store.DB, o ruleCheckOpts,
 		if v.Fired == nil {
 			v.Fired = []string{}
 		}
-		out = append(out, checkedTrace{sum: s, final: final, verdict: v})
+		c.verdict = v
+		out = append(out, c)
 	}
+	sort.Slice(out, func(i, j int) bool { return lessKey(out[i].sum, out[j].sum) })
 	return out, nil
+}
+
+// lessKey orders traces by run, task and seed, as lists show them.
+func lessKey(a, b store.TraceSummary) bool {
+	if a.RunID != b.RunID {
+		return a.RunID < b.RunID
+	}
+	if a.TaskID != b.TaskID {
+		return a.TaskID < b.TaskID
+	}
+	return a.Seed < b.Seed
 }
 
 // settledFinal returns the final human label the rules are judged

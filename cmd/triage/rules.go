@@ -45,14 +45,12 @@ the current taxonomy and rules version. Verdicts under older versions are kept.`
 }
 
 // labeller classifies stored rows on all cores, with the pack and budgets
-// of each row's run.
+// of each row's run, all loaded by prepare before labelling starts.
 type labeller struct {
-	a    *app
 	db   *store.DB
 	tax  *triage.Taxonomy
 	pk   packs
 	held map[int64]bool
-	mu   sync.Mutex
 	runs map[string]*runRules
 }
 
@@ -60,21 +58,6 @@ type runRules struct {
 	pack    *triage.Pack
 	budgets rules.Budgets
 	byTask  sync.Map // task id → *rules.Compiled
-}
-
-func (l *labeller) forRun(ctx context.Context, run string) (*runRules, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if rr, ok := l.runs[run]; ok {
-		return rr, nil
-	}
-	pk, c, err := l.pk.forRun(ctx, l.db, run)
-	if err != nil {
-		return nil, err
-	}
-	rr := &runRules{pack: pk, budgets: rules.BudgetsFromControls(&c)}
-	l.runs[run] = rr
-	return rr, nil
 }
 
 func (rr *runRules) compiled(tax *triage.Taxonomy, task string) *rules.Compiled {
@@ -94,10 +77,13 @@ func (l *labeller) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	l.runs = make(map[string]*runRules, len(runs))
 	for _, r := range runs {
-		if _, err := l.forRun(ctx, r.Controls.RunID); err != nil {
+		pk, err := l.pk.load(r.Controls)
+		if err != nil {
 			return err
 		}
+		l.runs[r.Controls.RunID] = &runRules{pack: pk, budgets: rules.BudgetsFromControls(&r.Controls)}
 	}
 	return nil
 }
@@ -152,7 +138,7 @@ func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) e
 	if err != nil {
 		return err
 	}
-	l := &labeller{a: a, db: db, tax: tax, pk: packs{override: packDir}, held: held, runs: map[string]*runRules{}}
+	l := &labeller{db: db, tax: tax, pk: packs{override: packDir}, held: held}
 	if err := l.prepare(ctx); err != nil {
 		return err
 	}

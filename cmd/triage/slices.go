@@ -74,25 +74,20 @@ func (a *app) runSliceCreate(ctx context.Context, o sliceOpts) error {
 		return err
 	}
 	defer db.Close()
-	sums, err := db.Summaries(ctx, o.run)
-	if err != nil {
-		return err
-	}
-	states, err := db.LabelStates(ctx, o.run)
-	if err != nil {
-		return err
-	}
 	var cands []sliceCand
-	for _, s := range sums {
+	err = db.Each(ctx, o.run, func(s store.TraceSummary, st *triage.LabelState) error {
 		c := sliceCand{id: s.ID, key: s.Key(), task: s.TaskID, class: "unlabelled"}
-		st := states[s.ID]
 		if st != nil && st.Rule != nil {
 			c.class = st.Rule.Primary
 		}
 		if o.from == "leftovers" && st != nil && st.Rule != nil && st.Rule.Verdict != nil && st.Rule.Verdict.Decision == triage.DecisionCertain {
-			continue
+			return nil
 		}
 		cands = append(cands, c)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(cands) == 0 {
 		return fmt.Errorf("slice %s: no traces to sample from (run %q, from %s)", o.name, o.run, o.from)
