@@ -149,13 +149,8 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 		t.Diff = ptr(strings.TrimLeft(*info.Submission, "\r\n"))
 	}
 	t.Outcome, t.Timeout = miniExitOutcome(info.ExitStatus)
-	rep, err := findMiniReport(src, t.TaskID)
-	if err != nil {
+	if err := addSWEReport(src, t); err != nil {
 		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: err.Error()}})
-	}
-	if rep != nil {
-		t.ExitCode = ptr(rep.exitCode())
-		t.TestOutput = ptr(rep.testOutput())
 	}
 	return emit(Record{Line: 1, Trace: t})
 }

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // sweReport is a SWE-bench verdict for one instance: from a per-instance
@@ -69,6 +71,19 @@ func (r *sweReport) testOutput() string {
 		}
 	}
 	return b.String()
+}
+
+// addSWEReport sets t's exit code and test output from the SWE-bench
+// verdict on its task (see findMiniReport); with no report they stay
+// unknown. The error is a report that exists but cannot be read.
+func addSWEReport(src Source, t *triage.Trace) error {
+	rep, err := findMiniReport(src, t.TaskID)
+	if err != nil || rep == nil {
+		return err
+	}
+	t.ExitCode = ptr(rep.exitCode())
+	t.TestOutput = ptr(rep.testOutput())
+	return nil
 }
 
 // findMiniReport looks for the verdict on instance iid, most specific

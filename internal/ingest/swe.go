@@ -146,13 +146,8 @@ func decodeSWEAgent(ctx context.Context, src Source, emit func(Record) error) er
 	}
 	// The scorer's verdict, as for mini-swe-agent: a SWE-bench report
 	// beside the trajectory or given with --results.
-	rep, err := findMiniReport(src, t.TaskID)
-	if err != nil {
+	if err := addSWEReport(src, t); err != nil {
 		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: err.Error()}})
-	}
-	if rep != nil {
-		t.ExitCode = ptr(rep.exitCode())
-		t.TestOutput = ptr(rep.testOutput())
 	}
 	return emit(Record{Line: 1, Trace: t})
 }
