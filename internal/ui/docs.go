@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
@@ -23,36 +22,24 @@ const (
 	lkFold
 	lkRepeat
 	lkError
-	lkFile
-	lkHunk
-	lkAdd
-	lkDel
-	lkCtx
-	lkFail
-	lkPass
 	lkEvidence
 )
 
 // docLine is one line of a tab's document. text is raw trace text: it is
 // sanitized only when drawn, and only if visible.
 type docLine struct {
-	kind         lineKind
-	text         string
-	oldNo, newNo int
-	file         int // diff: index into doc.paths; else -1
-	tool         int // timeline: tool call index; else -1
-	ev           int // evidence: index into the verdict's evidence; else -1
+	kind lineKind
+	text string
+	tool int // timeline: tool call index; else -1
 }
 
 // doc is one tab's content with the anchors navigation needs.
 type doc struct {
 	lines []docLine
-	files []int // line index of each file header
-	hunks []int // line index of each hunk header
-	paths []string
+	files []int       // line index of each file header
+	hunks []int       // line index of each hunk header
 	tools map[int]int // tool call index → line of its header
 	evs   []int       // line index of each selectable evidence line
-	numW  int         // digits of the largest diff line number
 	empty string      // shown when lines is empty
 	// view, when set, is a diffview renderer that owns the rows (syntax
 	// colours, caching); lines is then empty and anchors are its rows.
@@ -77,14 +64,13 @@ func buildDiffView(tr *triage.Trace, st diffview.Style, idents, paths []string, 
 	}
 	files := triage.ParseDiff(*tr.Diff)
 	if len(files) == 0 {
-		return buildDiff(tr) // Its raw-text fallback.
+		d.add(lkMuted, "The diff could not be parsed; raw text follows.")
+		d.addBlock(lkText, *tr.Diff, true, -1)
+		return d
 	}
 	dv := diffview.New(files).Style(st).TabWidth(tabWidth).Marks(idents, paths).Width(width)
 	d.view, d.diff = dv, dv
 	d.files, d.hunks = dv.FileStarts(), dv.HunkStarts()
-	for _, f := range files {
-		d.paths = append(d.paths, f.Path())
-	}
 	return d
 }
 
@@ -100,7 +86,7 @@ func buildTestsView(tr *triage.Trace, st diffview.Style, idents []string, width 
 }
 
 func (d *doc) add(k lineKind, text string) {
-	d.lines = append(d.lines, docLine{kind: k, text: text, file: -1, tool: -1, ev: -1})
+	d.lines = append(d.lines, docLine{kind: k, text: text, tool: -1})
 }
 
 // addBlock adds a multi-line text, folded after foldAt lines unless
@@ -111,12 +97,12 @@ func (d *doc) addBlock(k lineKind, s string, unfolded bool, tool int) {
 	n := 0
 	for len(s) > 0 && (unfolded || n < foldAt) {
 		line, rest, _ := strings.Cut(s, "\n")
-		d.lines = append(d.lines, docLine{kind: k, text: "  " + line, file: -1, tool: tool, ev: -1})
+		d.lines = append(d.lines, docLine{kind: k, text: "  " + line, tool: tool})
 		s, n = rest, n+1
 	}
 	if len(s) > 0 {
 		more := strings.Count(s, "\n") + 1
-		d.lines = append(d.lines, docLine{kind: lkFold, text: fmt.Sprintf("  … %d more lines (z unfolds)", more), file: -1, tool: tool, ev: -1})
+		d.lines = append(d.lines, docLine{kind: lkFold, text: fmt.Sprintf("  … %d more lines (z unfolds)", more), tool: tool})
 	}
 }
 
@@ -148,9 +134,9 @@ func buildTimeline(tr *triage.Trace, unfolded bool) doc {
 		if c.WallS != nil {
 			hdr += fmt.Sprintf("  (%.1fs)", *c.WallS)
 		}
-		d.lines = append(d.lines, docLine{kind: lkTool, text: hdr, file: -1, tool: i, ev: -1})
+		d.lines = append(d.lines, docLine{kind: lkTool, text: hdr, tool: i})
 		if j-i > 1 {
-			d.lines = append(d.lines, docLine{kind: lkRepeat, text: fmt.Sprintf("  ↻ repeated ×%d with the same arguments (#%d–#%d)", j-i, i+1, j), file: -1, tool: i, ev: -1})
+			d.lines = append(d.lines, docLine{kind: lkRepeat, text: fmt.Sprintf("  ↻ repeated ×%d with the same arguments (#%d–#%d)", j-i, i+1, j), tool: i})
 			for k := i + 1; k < j; k++ {
 				d.tools[k] = len(d.lines) - 1
 			}
@@ -191,79 +177,6 @@ func compactArgs(raw json.RawMessage) string {
 		return b.String()
 	}
 	return string(raw)
-}
-
-// buildDiff splits the agent's change by file and hunk with line numbers.
-func buildDiff(tr *triage.Trace) doc {
-	d := doc{empty: "No diff recorded."}
-	if tr.Diff == nil || *tr.Diff == "" {
-		return d
-	}
-	files := triage.ParseDiff(*tr.Diff)
-	if len(files) == 0 {
-		d.add(lkMuted, "The diff could not be parsed; raw text follows.")
-		d.addBlock(lkText, *tr.Diff, true, -1)
-		return d
-	}
-	maxNo := 0
-	for fi := range files {
-		f := &files[fi]
-		d.paths = append(d.paths, f.Path())
-		d.files = append(d.files, len(d.lines))
-		name := f.Path()
-		if f.Status == triage.FileRenamed {
-			name = f.OldPath + " → " + f.NewPath
-		}
-		d.lines = append(d.lines, docLine{kind: lkFile, text: fmt.Sprintf("%s (%s)", name, f.Status), file: fi, tool: -1, ev: -1})
-		if f.Binary {
-			d.lines = append(d.lines, docLine{kind: lkMuted, text: "  binary file", file: fi, tool: -1, ev: -1})
-		}
-		for _, h := range f.Hunks {
-			d.hunks = append(d.hunks, len(d.lines))
-			d.lines = append(d.lines, docLine{kind: lkHunk, text: h.Header, file: fi, tool: -1, ev: -1})
-			for _, l := range h.Lines {
-				k := lkCtx
-				switch l.Kind {
-				case triage.LineAdded:
-					k = lkAdd
-				case triage.LineRemoved:
-					k = lkDel
-				}
-				maxNo = max(maxNo, l.OldNo, l.NewNo)
-				d.lines = append(d.lines, docLine{kind: k, text: l.Text, oldNo: l.OldNo, newNo: l.NewNo, file: fi, tool: -1, ev: -1})
-			}
-		}
-	}
-	d.numW = len(fmt.Sprint(maxNo))
-	return d
-}
-
-var (
-	failLine = regexp.MustCompile(`(?i)\b(FAIL(ED|URE)?|ERROR|Traceback|AssertionError|panic:|assert)\b|✗`)
-	passLine = regexp.MustCompile(`(?i)\b(PASS(ED)?|ok)\b|✓`)
-)
-
-// buildTests shows the scorer's output with failing lines marked.
-func buildTests(tr *triage.Trace) doc {
-	d := doc{empty: "No test output recorded."}
-	if tr.TestOutput == nil {
-		return d
-	}
-	for _, l := range strings.Split(strings.TrimRight(*tr.TestOutput, "\n"), "\n") {
-		probe := l
-		if len(probe) > maxLineBytes {
-			probe = probe[:maxLineBytes]
-		}
-		switch {
-		case failLine.MatchString(probe):
-			d.add(lkFail, l)
-		case passLine.MatchString(probe):
-			d.add(lkPass, l)
-		default:
-			d.add(lkText, l)
-		}
-	}
-	return d
 }
 
 // buildRaw pretty-prints the stored row; text that is not JSON is shown
@@ -310,9 +223,9 @@ func buildEvidence(v *triage.Verdict, tctx TraceContext, others []triage.LabelEv
 		if len(v.Evidence) > 0 {
 			d.add(lkSection, fmt.Sprintf("Evidence (%d) — enter jumps", len(v.Evidence)))
 		}
-		for i, e := range v.Evidence {
+		for _, e := range v.Evidence {
 			d.evs = append(d.evs, len(d.lines))
-			d.lines = append(d.lines, docLine{kind: lkEvidence, text: evidenceText(e), file: -1, tool: -1, ev: i})
+			d.lines = append(d.lines, docLine{kind: lkEvidence, text: evidenceText(e), tool: -1})
 		}
 		if len(v.Unevaluated) > 0 {
 			d.add(lkSection, "Not evaluated")

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -41,19 +40,18 @@ func renderDoc(st *Styles, d *doc, offset, width, height int, query string, iden
 		if i > offset {
 			b.WriteByte('\n')
 		}
-		b.WriteString(renderDocLine(st, d, &d.lines[i], width, query, idents, i == sel))
+		b.WriteString(renderDocLine(st, &d.lines[i], width, query, idents, i == sel))
 	}
 	b.WriteString(strings.Repeat("\n", height-(end-offset)))
 	return b.String()
 }
 
-// renderDocLine draws one line: a gutter for diff lines, then the
-// sanitized text cut to the width, with search matches and evidence
-// identifiers highlighted segment by segment.
-func renderDocLine(st *Styles, d *doc, l *docLine, width int, query string, idents []string, selected bool) string {
+// renderDocLine draws one line: the sanitized text cut to the width, with
+// search matches and evidence identifiers highlighted segment by segment.
+func renderDocLine(st *Styles, l *docLine, width int, query string, idents []string, selected bool) string {
 	c := &st.Content
 	var base lipgloss.Style
-	prefix, pad := "", false
+	prefix := ""
 	switch l.kind {
 	case lkMuted:
 		base = st.App.Muted
@@ -67,22 +65,8 @@ func renderDocLine(st *Styles, d *doc, l *docLine, width int, query string, iden
 		base = c.Fold
 	case lkRepeat:
 		base = c.Repeat
-	case lkError, lkFail:
+	case lkError:
 		base = c.Fail
-	case lkPass:
-		base = c.Pass
-	case lkFile:
-		base, prefix = c.FileHeader, "■ "
-	case lkHunk:
-		base = c.HunkHeader
-	case lkAdd, lkDel, lkCtx:
-		prefix = diffGutter(d.numW, l)
-		switch l.kind {
-		case lkAdd:
-			base, pad = c.Added, true
-		case lkDel:
-			base, pad = c.Removed, true
-		}
 	case lkEvidence:
 		prefix = "  "
 		if selected {
@@ -97,32 +81,11 @@ func renderDocLine(st *Styles, d *doc, l *docLine, width int, query string, iden
 	}
 	avail := max(0, width-ansi.StringWidth(prefix))
 	text := ansi.Truncate(sanitizeLine(l.text), avail, "…")
-	if pad {
-		text += strings.Repeat(" ", max(0, avail-ansi.StringWidth(text)))
-	}
 	out := st.Content.LineNo.Render(prefix)
-	if l.kind == lkFile || l.kind == lkEvidence || selected {
+	if l.kind == lkEvidence || selected {
 		out = base.Render(prefix)
 	}
 	return out + highlight(text, base, c.Match, c.Highlight.Inherit(base), query, idents)
-}
-
-// diffGutter is "old new ± " with both line numbers right-aligned.
-func diffGutter(w int, l *docLine) string {
-	num := func(n int) string {
-		if n == 0 {
-			return strings.Repeat(" ", w)
-		}
-		return fmt.Sprintf("%*d", w, n)
-	}
-	sign := " "
-	switch l.kind {
-	case lkAdd:
-		sign = "+"
-	case lkDel:
-		sign = "-"
-	}
-	return num(l.oldNo) + " " + num(l.newNo) + " │" + sign
 }
 
 // highlight styles text in segments: search matches, then evidence

@@ -14,8 +14,6 @@ var (
 	colorError   = lipgloss.AdaptiveColor{Light: "1", Dark: "9"}
 	colorOK      = lipgloss.AdaptiveColor{Light: "2", Dark: "10"}
 	colorWarn    = lipgloss.AdaptiveColor{Light: "3", Dark: "11"}
-	colorAddBg   = lipgloss.AdaptiveColor{Light: "#dafbe1", Dark: "#12361f"}
-	colorDelBg   = lipgloss.AdaptiveColor{Light: "#ffebe9", Dark: "#4b1818"}
 	colorMatchBg = lipgloss.AdaptiveColor{Light: "11", Dark: "3"}
 	colorMatchFg = lipgloss.AdaptiveColor{Light: "0", Dark: "0"}
 	colorMarkFg  = lipgloss.AdaptiveColor{Light: "5", Dark: "13"}
@@ -47,7 +45,6 @@ type Styles struct {
 		Labelled   lipgloss.Style
 		Skipped    lipgloss.Style
 		Suggestion lipgloss.Style
-		Progress   lipgloss.Style
 	}
 	Trace struct {
 		Label     lipgloss.Style
@@ -58,22 +55,16 @@ type Styles struct {
 		Mine      lipgloss.Style
 	}
 	Content struct {
-		Added      lipgloss.Style
-		Removed    lipgloss.Style
-		LineNo     lipgloss.Style
-		FileHeader lipgloss.Style
-		HunkHeader lipgloss.Style
-		Section    lipgloss.Style
-		ToolName   lipgloss.Style
-		Role       lipgloss.Style
-		Fold       lipgloss.Style
-		Repeat     lipgloss.Style
-		Fail       lipgloss.Style
-		Pass       lipgloss.Style
-		Match      lipgloss.Style
-		Highlight  lipgloss.Style
-		Selected   lipgloss.Style
-		Error      lipgloss.Style
+		LineNo    lipgloss.Style
+		Section   lipgloss.Style
+		ToolName  lipgloss.Style
+		Role      lipgloss.Style
+		Fold      lipgloss.Style
+		Repeat    lipgloss.Style
+		Fail      lipgloss.Style
+		Match     lipgloss.Style
+		Highlight lipgloss.Style
+		Selected  lipgloss.Style
 	}
 	// Adjudicate is the reviewers' side-by-side panel.
 	Adjudicate struct {
@@ -136,7 +127,6 @@ func DefaultStyles() *Styles {
 	s.Queue.Labelled = st().Foreground(colorOK)
 	s.Queue.Skipped = st().Foreground(colorMuted)
 	s.Queue.Suggestion = st().Foreground(colorMarkFg)
-	s.Queue.Progress = st().Bold(true)
 
 	s.Trace.Label = st().Foreground(colorMuted)
 	s.Trace.Value = st().Bold(true)
@@ -145,22 +135,16 @@ func DefaultStyles() *Styles {
 	s.Trace.Tab = st().Foreground(colorMuted).Padding(0, 1)
 	s.Trace.Mine = st().Foreground(colorOK).Bold(true)
 
-	s.Content.Added = st().Background(colorAddBg)
-	s.Content.Removed = st().Background(colorDelBg)
 	s.Content.LineNo = st().Foreground(colorMuted)
-	s.Content.FileHeader = st().Bold(true).Foreground(colorAccent)
-	s.Content.HunkHeader = st().Foreground(colorMarkFg)
 	s.Content.Section = st().Bold(true).Underline(true)
 	s.Content.ToolName = st().Bold(true).Foreground(colorAccent)
 	s.Content.Role = st().Bold(true).Foreground(colorMarkFg)
 	s.Content.Fold = st().Foreground(colorMuted).Italic(true)
 	s.Content.Repeat = st().Foreground(colorWarn).Bold(true)
 	s.Content.Fail = st().Foreground(colorError)
-	s.Content.Pass = st().Foreground(colorOK)
 	s.Content.Match = st().Background(colorMatchBg).Foreground(colorMatchFg)
 	s.Content.Highlight = st().Foreground(colorError).Bold(true).Underline(true)
 	s.Content.Selected = st().Reverse(true)
-	s.Content.Error = st().Foreground(colorError)
 
 	s.Adjudicate.Reviewer = st().Foreground(colorMuted)
 	s.Adjudicate.Primary = st().Bold(true).Foreground(colorAccent)

@@ -289,24 +289,6 @@ func (v *traceView) jumpEvidence() bool {
 			return true
 		}
 	}
-	if e.File != "" {
-		d := &v.docs[tabDiff]
-		fi := slices.Index(d.paths, e.File)
-		if fi >= 0 {
-			target := d.files[fi]
-			for i := target; i < len(d.lines) && d.lines[i].file == fi; i++ {
-				if e.Line > 0 && d.lines[i].newNo == e.Line && d.lines[i].kind != lkDel {
-					target = i
-					break
-				}
-			}
-			v.tab = tabDiff
-			v.target[tabDiff] = target
-			v.show(target)
-			v.findMatches()
-			return true
-		}
-	}
 	if e.ToolCall >= 0 {
 		if line, ok := v.docs[tabTimeline].tools[e.ToolCall]; ok {
 			v.tab = tabTimeline
