@@ -113,7 +113,7 @@ func decodeClaude(ctx context.Context, src Source, emit func(Record) error) erro
 	t := b.finish()
 	t.TaskID = nameOr(b.sessID, harnessStem(fileName(src)))
 	if t.TaskID == "" {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "no sessionId in the session and no file name to take it from"}})
+		return emit(fileReject(src, "no sessionId in the session and no file name to take it from"))
 	}
 	t.RunID = runFromDir(src, t.TaskID)
 	return emit(Record{Line: 1, Trace: t})

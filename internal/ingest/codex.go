@@ -101,7 +101,7 @@ func decodeCodex(ctx context.Context, src Source, emit func(Record) error) error
 	t.WallS = wallSpan(b.first, b.last)
 	t.TaskID = nameOr(b.sessID, harnessStem(fileName(src)))
 	if t.TaskID == "" {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "no session id in the rollout and no file name to take it from"}})
+		return emit(fileReject(src, "no session id in the rollout and no file name to take it from"))
 	}
 	t.RunID = runFromDir(src, t.TaskID)
 	return emit(Record{Line: 1, Trace: t})

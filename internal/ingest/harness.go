@@ -76,6 +76,11 @@ func walkFailed(ctx context.Context, src Source, dec *json.Decoder, cr *counting
 	return emit(Record{Line: line, Reject: &Reject{File: src.Name, Line: line, Reason: fmt.Sprintf("byte %d: %v", off, explainJSONErr(err))}})
 }
 
+// fileReject rejects the whole file: a record placed at its first line.
+func fileReject(src Source, reason string) Record {
+	return Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: reason}}
+}
+
 // explainJSONErr rewrites the decoder's terse end-of-input errors so a
 // truncated file says so.
 func explainJSONErr(err error) error {

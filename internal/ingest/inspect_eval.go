@@ -28,7 +28,7 @@ func decodeInspectEval(ctx context.Context, src Source, emit func(Record) error)
 	defer cleanup()
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: fmt.Sprintf("not a readable .eval archive: %v", explainJSONErr(err))}})
+		return emit(fileReject(src, fmt.Sprintf("not a readable .eval archive: %v", explainJSONErr(err))))
 	}
 	var hdr inspectHeader
 	var hdrErr error
@@ -36,7 +36,7 @@ func decodeInspectEval(ctx context.Context, src Source, emit func(Record) error)
 		hdrErr = readEvalJSON(zr, "_journal/start.json", &hdr)
 	}
 	if hdrErr != nil && !errors.Is(hdrErr, os.ErrNotExist) {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: fmt.Sprintf("header: %v", hdrErr)}})
+		return emit(fileReject(src, fmt.Sprintf("header: %v", hdrErr)))
 	}
 	n := 0
 	for _, f := range zr.File {
@@ -59,7 +59,7 @@ func decodeInspectEval(ctx context.Context, src Source, emit func(Record) error)
 		}
 	}
 	if n == 0 {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "the .eval archive holds no samples"}})
+		return emit(fileReject(src, "the .eval archive holds no samples"))
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func decodeInspectJSON(ctx context.Context, src Source, emit func(Record) error)
 		return walkFailed(ctx, src, dec, cr, err, emit)
 	}
 	if n == 0 {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "the eval log holds no samples (was it written with log_samples off?)"}})
+		return emit(fileReject(src, "the eval log holds no samples (was it written with log_samples off?)"))
 	}
 	return nil
 }

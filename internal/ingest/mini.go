@@ -133,7 +133,7 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 		t.TaskID = harnessStem(fileName(src))
 	}
 	if t.TaskID == "" {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "no instance_id in the trajectory and no file name to take it from"}})
+		return emit(fileReject(src, "no instance_id in the trajectory and no file name to take it from"))
 	}
 	t.RunID = runFromDir(src, t.TaskID)
 	if m := info.Config.Model.ModelName; m != "" {
@@ -150,7 +150,7 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 	}
 	t.Outcome, t.Timeout = miniExitOutcome(info.ExitStatus)
 	if err := addSWEReport(src, t); err != nil {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: err.Error()}})
+		return emit(fileReject(src, err.Error()))
 	}
 	return emit(Record{Line: 1, Trace: t})
 }

@@ -280,7 +280,7 @@ func decodeOpenHandsEvents(ctx context.Context, src Source, emit func(Record) er
 	t := b.finish()
 	t.TaskID = harnessStem(fileName(src))
 	if t.TaskID == "" {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: "an OpenHands event stream records no task: import it from a file named after the task"}})
+		return emit(fileReject(src, "an OpenHands event stream records no task: import it from a file named after the task"))
 	}
 	t.RunID = runFromDir(src, t.TaskID)
 	return emit(Record{Line: 1, Trace: t})

@@ -142,12 +142,12 @@ func decodeSWEAgent(ctx context.Context, src Source, emit func(Record) error) er
 	}
 	t, reason := f.trace(src)
 	if t == nil {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: reason}})
+		return emit(fileReject(src, reason))
 	}
 	// The scorer's verdict, as for mini-swe-agent: a SWE-bench report
 	// beside the trajectory or given with --results.
 	if err := addSWEReport(src, t); err != nil {
-		return emit(Record{Line: 1, Reject: &Reject{File: src.Name, Line: 1, Reason: err.Error()}})
+		return emit(fileReject(src, err.Error()))
 	}
 	return emit(Record{Line: 1, Trace: t})
 }
