@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/triage-dev/triage/internal/ingest"
 	"github.com/triage-dev/triage/internal/pack"
 	"github.com/triage-dev/triage/internal/sample"
 	"github.com/triage-dev/triage/internal/triage"
@@ -100,7 +99,6 @@ func (a *app) runDemo(ctx context.Context, reviewer string) error {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "rules: %s", buf.String())
-	_ = ingest.Stem
 	if !a.isTerminal(a.stdout) {
 		return a.runReport(ctx, c.RunID, "text", "", 100)
 	}

@@ -31,12 +31,6 @@ func EncodeRow(t *triage.Trace) ([]byte, error) {
 // our JSONL it returns the normalised row to store beside the original,
 // and it fills the content hash when the adapter left it empty.
 func Finish(t *triage.Trace) (norm []byte, err error) {
-	for i := range t.ToolCalls {
-		c := &t.ToolCalls[i]
-		if c.ArgsKey == "" {
-			c.ArgsKey = triage.ArgsKey(c.Args)
-		}
-	}
 	if t.Source == "jsonl" && t.Raw != nil {
 		return nil, nil
 	}

@@ -155,3 +155,10 @@ func TestLiteDecodeChecksTypesButKeepsLittle(t *testing.T) {
 	_, err = d.decode([]byte(`{"task_id":"T","diff":3}`), "r")
 	require.EqualError(t, err, `diff: want a string, got number 3`)
 }
+
+func TestDefaultRunIsTheFileStem(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{"runs/run-a.jsonl": "run-a", "x/b.jsonl.gz": "b", "<stdin>": "stdin", "-": "stdin", "": "stdin"} {
+		require.Equal(t, want, stem(name), name)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -82,20 +83,9 @@ func detectJSONL(name string, head []byte) bool {
 	return json.Valid(bytes.TrimRight(line, "\r"))
 }
 
-// stem is a file's name without directory and extensions, the default run.
-func stem(name string) string {
-	base := filepath.Base(name)
-	if name == "-" || name == "" || base == "." {
-		return "stdin"
-	}
-	for _, ext := range []string{".gz", ".jsonl", ".json", ".traj", ".eval"} {
-		base = strings.TrimSuffix(base, ext)
-	}
-	return base
-}
-
-// Stem is the default run id for a file: its base name without extensions.
-func Stem(name string) string { return stem(name) }
+// stem is a file's name without directory and extensions, the default
+// run; standard input's is "stdin".
+func stem(name string) string { return nameOr(harnessStem(name), "stdin") }
 
 // Input is one opened input: decompressed content with its name.
 type Input struct {
@@ -128,14 +118,14 @@ func Open(path string, stdin io.Reader, wrap func(io.Reader) io.Reader) (*Input,
 	} else {
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+			return nil, fmt.Errorf("%s: %w", path, pathErr(err))
 		}
 		if st.IsDir() {
 			return nil, fmt.Errorf("%s: is a directory", path)
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, unwrapPathErr(err))
+			return nil, fmt.Errorf("%s: %w", path, pathErr(err))
 		}
 		raw, closer = f, f.Close
 	}
@@ -175,20 +165,13 @@ func pathOrEmpty(p string) string {
 	return p
 }
 
-func unwrapPathErr(err error) error {
-	var pe *fs.PathError
-	if ok := asPathErr(err, &pe); ok {
+// pathErr drops the *fs.PathError wrapper, whose path the message names
+// already.
+func pathErr(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		return pe.Err
 	}
 	return err
-}
-
-func asPathErr(err error, target **fs.PathError) bool {
-	pe, ok := err.(*fs.PathError)
-	if ok {
-		*target = pe
-	}
-	return ok
 }
 
 // Expand turns the command line's paths into files: a directory becomes
