@@ -255,22 +255,11 @@ func (v *traceView) nextMatch(d int) {
 func (v *traceView) jumpAnchor(anchors []int, d int) {
 	top := v.offset[v.tab]
 	if d > 0 {
-		for _, a := range anchors {
-			if a > top {
-				v.offset[v.tab] = a
-				v.clampTab(v.tab)
-				return
-			}
-		}
-		return
+		v.offset[v.tab] = diffview.NextStart(anchors, top)
+	} else {
+		v.offset[v.tab] = diffview.PrevStart(anchors, top)
 	}
-	for i := len(anchors) - 1; i >= 0; i-- {
-		if anchors[i] < top {
-			v.offset[v.tab] = anchors[i]
-			v.clampTab(v.tab)
-			return
-		}
-	}
+	v.clampTab(v.tab)
 }
 
 // jumpEvidence opens the tool call or diff line the selected evidence
