@@ -54,9 +54,7 @@ func decodeInspect(ctx context.Context, src Source, emit func(Record) error) err
 
 // inspectHeader is the part of an EvalLog every sample's trace needs.
 type inspectHeader struct {
-	Version int    `json:"version"`
-	Status  string `json:"status"`
-	Eval    struct {
+	Eval struct {
 		RunID string `json:"run_id"`
 		Task  string `json:"task"`
 		Model string `json:"model"`

@@ -19,10 +19,6 @@ func decodeInspectJSON(ctx context.Context, src Source, emit func(Record) error)
 	n := 0
 	err := walkObject(ctx, dec, "eval log", func(key string) error {
 		switch key {
-		case "version":
-			return dec.Decode(&hdr.Version)
-		case "status":
-			return dec.Decode(&hdr.Status)
 		case "eval":
 			return dec.Decode(&hdr.Eval)
 		case "samples":
