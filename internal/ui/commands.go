@@ -61,11 +61,11 @@ func (m *Model) writeLabelCmd(e triage.LabelEvent) tea.Cmd {
 	st, ctx := m.store, m.ctx
 	return func() tea.Msg {
 		if _, err := st.AppendLabel(ctx, e); err != nil {
-			return errMsg{what: "save label", err: err, traceID: e.TraceID, write: true}
+			return errMsg{what: "save label", err: err, write: true}
 		}
 		events, err := st.History(ctx, e.TraceID, e.Actor)
 		if err != nil {
-			return errMsg{what: "reload labels", err: err, traceID: e.TraceID, write: true}
+			return errMsg{what: "reload labels", err: err, write: true}
 		}
 		return labelSavedMsg{traceID: e.TraceID, events: events}
 	}

@@ -42,10 +42,8 @@ type labelSavedMsg struct {
 type errMsg struct {
 	what string
 	err  error
-	// traceID is set when a label write failed, so the write queue can
-	// move on; 0 otherwise.
-	traceID int64
-	write   bool
+	// write marks a failed label write, so the write queue can move on.
+	write bool
 	// agree marks a failed agreement computation.
 	agree bool
 }
