@@ -239,19 +239,12 @@ func dominant(tax *triage.Taxonomy, pc Counts, n int) *Dominant {
 // groups breaks rows down by key, sorted by key; rows without a value go
 // under "(none)".
 func groups(rows []TraceRow, key func(*TraceRow) string) []Group {
-	by := map[string][]TraceRow{}
-	for i := range rows {
-		k := key(&rows[i])
-		if k == "" {
-			k = "(none)"
+	keys, by := partition(rows, func(t *TraceRow) string {
+		if k := key(t); k != "" {
+			return k
 		}
-		by[k] = append(by[k], rows[i])
-	}
-	keys := make([]string, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+		return "(none)"
+	})
 	out := make([]Group, 0, len(keys))
 	for _, k := range keys {
 		rs := by[k]

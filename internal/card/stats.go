@@ -72,23 +72,19 @@ func (g *Grid) Saturated() []string {
 // buildGrid groups rows by task (sorted by task ID) with cells ordered by
 // seed then run, and computes pass@1, pass^k and the resolution.
 func buildGrid(rows []TraceRow) Grid {
-	byTask := map[string][]TraceRow{}
+	ids, byTask := partition(rows, func(r *TraceRow) string { return r.TaskID })
 	seedSet := map[int]bool{}
-	for _, r := range rows {
-		byTask[r.TaskID] = append(byTask[r.TaskID], r)
-		seedSet[r.Seed] = true
+	for i := range rows {
+		seedSet[rows[i].Seed] = true
 	}
 	var g Grid
 	for s := range seedSet {
 		g.Seeds = append(g.Seeds, s)
 	}
 	slices.Sort(g.Seeds)
-	ids := make([]string, 0, len(byTask))
-	for id, rs := range byTask {
-		ids = append(ids, id)
+	for _, rs := range byTask {
 		g.K = max(g.K, len(rs))
 	}
-	slices.Sort(ids)
 	var sum1 float64
 	clear := 0
 	for _, id := range ids {
@@ -96,7 +92,7 @@ func buildGrid(rows []TraceRow) Grid {
 		slices.SortStableFunc(rs, func(a, b TraceRow) int {
 			return cmp.Or(cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.RunID, b.RunID))
 		})
-		t := TaskRow{TaskID: id, Runs: len(rs)}
+		t := TaskRow{TaskID: id, Runs: len(rs), Cells: make([]Cell, 0, len(rs))}
 		if len(rs) != g.K {
 			g.Uneven = true
 		}
@@ -122,6 +118,35 @@ func buildGrid(rows []TraceRow) Grid {
 		g.Resolution = 1 / float64(n)
 	}
 	return g
+}
+
+// partition groups rows by key: the keys sorted, and each key's rows in
+// input order. The rows are copied once into one array, each key's share
+// contiguous and sized by a first counting pass, so a large input is not
+// copied again and again by growing slices.
+func partition(rows []TraceRow, key func(*TraceRow) string) ([]string, map[string][]TraceRow) {
+	count := map[string]int{}
+	for i := range rows {
+		count[key(&rows[i])]++
+	}
+	keys := make([]string, 0, len(count))
+	for k := range count {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	all := make([]TraceRow, len(rows))
+	parts := make(map[string][]TraceRow, len(keys))
+	off := 0
+	for _, k := range keys {
+		n := count[k]
+		parts[k] = all[off : off : off+n]
+		off += n
+	}
+	for i := range rows {
+		k := key(&rows[i])
+		parts[k] = append(parts[k], rows[i])
+	}
+	return keys, parts
 }
 
 // CostSummary is what a set of runs cost. Figures are summed over the
