@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,7 +14,7 @@ import (
 
 type importOpts struct {
 	run, format, model, results string
-	strict, asJSON, rejects     bool
+	strict, asJSON              bool
 }
 
 // importSummary is the --json output of import (DESIGN §4).
@@ -122,8 +119,7 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		}
 		ferr := a.importFile(ctx, im, path, o.format, opts, &sum, prog)
 		if ferr != nil {
-			var fatal *fatalErr
-			if errors.As(ferr, &fatal) {
+			if fatal, ok := errors.AsType[*fatalErr](ferr); ok {
 				im.Rollback()
 				return fatal.err
 			}
@@ -157,18 +153,14 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		if sum.Rejects == nil {
 			sum.Rejects = []importReject{}
 		}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(sum); err != nil {
+		if err := writeJSON(a.stdout, sum); err != nil {
 			return err
 		}
 	} else {
 		a.printImportSummary(sum, o.strict && bad)
 	}
 	switch {
-	case o.strict && bad:
-		return &exitErr{code: exitError}
-	case readErr:
+	case o.strict && bad, readErr:
 		return &exitErr{code: exitError}
 	case sum.Rejected > 0:
 		return &exitErr{code: exitRejected}
@@ -212,19 +204,15 @@ func (a *app) importFile(ctx context.Context, im *store.Import, path, format str
 		}
 		return nil
 	})
-	var re *ingest.ReadError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &re):
+	// An input cut short (a truncated gzip stream, an I/O error) keeps
+	// what was read before the cut, and the cut is filed as a reject.
+	if re, ok := errors.AsType[*ingest.ReadError](err); ok {
 		return reject(in.Name, re.Line, fmt.Sprintf("input truncated or unreadable after this line: %v", re.Err), nil)
-	default:
-		var fatal *fatalErr
-		if errors.As(err, &fatal) {
-			return err
-		}
-		return err
 	}
+	if he, ok := errors.AsType[*ingest.HarnessError](err); ok {
+		return reject(in.Name, he.Line, fmt.Sprintf("input truncated or unreadable at byte %d: %v", he.Offset, he.Err), nil)
+	}
+	return err
 }
 
 func (a *app) printImportSummary(sum importSummary, rolledBack bool) {
@@ -245,6 +233,3 @@ func (a *app) printImportSummary(sum importSummary, rolledBack bool) {
 		fmt.Fprintln(w, "--strict: nothing was written because some input was bad")
 	}
 }
-
-var _ = io.Discard
-var _ = os.Stdin

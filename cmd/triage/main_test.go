@@ -178,3 +178,20 @@ func TestReadCommandsNeedAStore(t *testing.T) {
 	_, err := os.Stat(c.db)
 	require.True(t, os.IsNotExist(err), "reading never creates a store")
 }
+
+func TestImportTruncatedHarnessFile(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	data, err := os.ReadFile("../../testdata/formats/swe-agent/marshmallow-code__marshmallow-1867.traj")
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write(data)
+	zw.Close()
+	cut := c.file("cut.traj.gz", buf.String()[:buf.Len()/3])
+	code, out, errOut := c.run("", "import", cut)
+	require.Equal(t, exitRejected, code, "a cut file is a rejected record, not a failed import")
+	require.Equal(t, "0 imported, 0 duplicates, 1 rejected\n", out)
+	require.Contains(t, errOut, cut+":")
+	require.Contains(t, errOut, "truncated")
+}
