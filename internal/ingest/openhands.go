@@ -234,12 +234,8 @@ func (b *ohBuilder) finish() *triage.Trace {
 	case b.anyTokens:
 		t.Tokens = &b.tokens
 	}
-	if t.CostUSD == nil {
-		t.CostUSD = b.cost
-	}
-	if t.WallS == nil {
-		t.WallS = wallSpan(b.first, b.last)
-	}
+	t.CostUSD = b.cost
+	t.WallS = wallSpan(b.first, b.last)
 	switch b.agentState {
 	case "error":
 		t.Outcome = triage.OutcomeFailed
