@@ -68,12 +68,6 @@ func Check(dir string) ([]Problem, error) {
 	return probs, err
 }
 
-// CheckFS is Check over a file system.
-func CheckFS(fsys fs.FS, root string) ([]Problem, error) {
-	_, probs, err := LoadFS(fsys, root)
-	return probs, err
-}
-
 func load(fsys fs.FS, tasks string) (*triage.Pack, []Problem, error) {
 	sum, err := hashTasks(fsys, tasks)
 	if err != nil {
