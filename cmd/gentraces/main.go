@@ -6,7 +6,7 @@
 //	go run ./cmd/gentraces -n 1000000 -seed 1 -gz -o big.jsonl.gz
 //
 // Rows average about 640 bytes and eight tool calls, with a mix of every
-// failure class; about a quarter carry the seed's precomputed flags and
+// failure class; about three in ten carry the seed's precomputed flags and
 // the rest only the evidence the rules derive the class from. The same -n
 // and -seed always give the same bytes.
 package main
