@@ -85,37 +85,9 @@ const (
 	SourceNone        LabelSource = ""
 )
 
-// CurrentLabels folds one actor's events on one trace (in time order) into
-// the live one: undo retracts the latest live event, skip is recorded but
-// does not label. It returns nil when nothing is live.
-func CurrentLabel(events []LabelEvent) *LabelEvent {
-	var stack []*LabelEvent
-	for i := range events {
-		e := &events[i]
-		switch e.Kind {
-		case KindUndo:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		default:
-			stack = append(stack, e)
-		}
-	}
-	for i := len(stack) - 1; i >= 0; i-- {
-		if stack[i].Kind != KindSkip {
-			return stack[i]
-		}
-		// A skip on top hides nothing below it from history, but the
-		// reviewer's live label is the last real one.
-	}
-	return nil
-}
-
-// LiveEvents folds one actor's events on one trace (in time order): undo
-// retracts the actor's latest live event, whatever its kind, and the
-// result is the actor's live human label and live adjudication (either
-// may be nil). Skips are recorded but label nothing.
-func LiveEvents(events []LabelEvent) (human, adjudication *LabelEvent) {
+// liveStack applies one actor's undos (in time order): each retracts the
+// actor's latest live event, whatever its kind. What remains is live.
+func liveStack(events []LabelEvent) []*LabelEvent {
 	var stack []*LabelEvent
 	for i := range events {
 		e := &events[i]
@@ -127,6 +99,26 @@ func LiveEvents(events []LabelEvent) (human, adjudication *LabelEvent) {
 		}
 		stack = append(stack, e)
 	}
+	return stack
+}
+
+// CurrentLabel is one actor's latest live label or adjudication on one
+// trace, or nil: skips are recorded but label nothing.
+func CurrentLabel(events []LabelEvent) *LabelEvent {
+	stack := liveStack(events)
+	for i := len(stack) - 1; i >= 0; i-- {
+		if stack[i].Kind != KindSkip {
+			return stack[i]
+		}
+	}
+	return nil
+}
+
+// LiveEvents is one actor's live human label and live adjudication on one
+// trace (either may be nil), so an adjudicator's own review survives their
+// adjudication and an undo can take either back.
+func LiveEvents(events []LabelEvent) (human, adjudication *LabelEvent) {
+	stack := liveStack(events)
 	for i := len(stack) - 1; i >= 0 && (human == nil || adjudication == nil); i-- {
 		switch stack[i].Kind {
 		case KindHuman:

@@ -121,14 +121,6 @@ func TraceKey(run, task string, seed int) string {
 // Green reports whether the scorer passed: exit code known and zero.
 func (t *Trace) Green() bool { return t.ExitCode != nil && *t.ExitCode == 0 }
 
-// OutputTokens returns the output token count, or -1 when unknown.
-func (t *Trace) OutputTokens() int64 {
-	if t.Tokens == nil {
-		return -1
-	}
-	return t.Tokens.Output
-}
-
 // Validate checks the invariants every stored trace must hold.
 func (t *Trace) Validate() error {
 	if t.TaskID == "" {
