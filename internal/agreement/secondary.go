@@ -2,6 +2,7 @@ package agreement
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -85,13 +86,7 @@ func secondary(ratings []Rating) (*Secondary, error) {
 	if len(byUnit) == 0 {
 		return nil, nil
 	}
-	raterNames := slices.Sorted(func(yield func(string) bool) {
-		for r := range raters {
-			if !yield(r) {
-				return
-			}
-		}
-	})
+	raterNames := slices.Sorted(maps.Keys(raters))
 	rIdx := map[string]int32{}
 	for i, r := range raterNames {
 		rIdx[r] = int32(i)
