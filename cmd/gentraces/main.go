@@ -48,22 +48,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	var w io.Writer = stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
+	if *out == "" {
+		return write(stdout, *n, *seed, *gz)
 	}
-	if err := write(w, *n, *seed, *gz); err != nil {
+	f, err := os.Create(*out)
+	if err != nil {
 		return err
 	}
-	if f, ok := w.(*os.File); ok && *out != "" {
-		return f.Close()
+	defer f.Close()
+	if err := write(f, *n, *seed, *gz); err != nil {
+		return err
 	}
-	return nil
+	return f.Close()
 }
 
 // write streams n rows to w through a buffer, gzipped when asked.
