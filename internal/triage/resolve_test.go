@@ -13,15 +13,16 @@ func TestLiveEventsAndCurrentLabel(t *testing.T) {
 		name       string
 		events     []LabelEvent
 		human, adj string
+		current    string
 	}{
-		{"nothing", nil, "", ""},
-		{"one label", []LabelEvent{ev(1, KindHuman, ToolLoop)}, ToolLoop, ""},
-		{"relabel", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindHuman, Timeout)}, Timeout, ""},
-		{"undo", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindHuman, Timeout), ev(3, KindUndo, "")}, ToolLoop, ""},
-		{"undo everything", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindUndo, ""), ev(3, KindUndo, "")}, "", ""},
-		{"skip hides nothing", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindSkip, "")}, ToolLoop, ""},
-		{"review then adjudicate", []LabelEvent{ev(1, KindHuman, ScorerRed), ev(2, KindAdjudication, ToolLoop)}, ScorerRed, ToolLoop},
-		{"undo the adjudication", []LabelEvent{ev(1, KindHuman, ScorerRed), ev(2, KindAdjudication, ToolLoop), ev(3, KindUndo, "")}, ScorerRed, ""},
+		{"nothing", nil, "", "", ""},
+		{"one label", []LabelEvent{ev(1, KindHuman, ToolLoop)}, ToolLoop, "", ToolLoop},
+		{"relabel", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindHuman, Timeout)}, Timeout, "", Timeout},
+		{"undo", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindHuman, Timeout), ev(3, KindUndo, "")}, ToolLoop, "", ToolLoop},
+		{"undo everything", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindUndo, ""), ev(3, KindUndo, "")}, "", "", ""},
+		{"skip hides nothing", []LabelEvent{ev(1, KindHuman, ToolLoop), ev(2, KindSkip, "")}, ToolLoop, "", ToolLoop},
+		{"review then adjudicate", []LabelEvent{ev(1, KindHuman, ScorerRed), ev(2, KindAdjudication, ToolLoop)}, ScorerRed, ToolLoop, ToolLoop},
+		{"undo the adjudication", []LabelEvent{ev(1, KindHuman, ScorerRed), ev(2, KindAdjudication, ToolLoop), ev(3, KindUndo, "")}, ScorerRed, "", ScorerRed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -35,6 +36,7 @@ func TestLiveEventsAndCurrentLabel(t *testing.T) {
 			}
 			require.Equal(t, tc.human, got(h))
 			require.Equal(t, tc.adj, got(a))
+			require.Equal(t, tc.current, got(CurrentLabel(tc.events)))
 		})
 	}
 }
