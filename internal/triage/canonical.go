@@ -1,6 +1,7 @@
 package triage
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -170,7 +171,7 @@ func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 		return dst, p.errorf("expected ',' or '}'")
 	}
 	// Python's dict keeps the last value of a repeated key.
-	slices.SortStableFunc(members, func(a, b member) int { return compareBytes(a.key, b.key) })
+	slices.SortStableFunc(members, func(a, b member) int { return bytes.Compare(a.key, b.key) })
 	dst = append(dst, '{')
 	n := 0
 	for i, m := range members {
@@ -186,16 +187,6 @@ func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 		n++
 	}
 	return append(dst, '}'), nil
-}
-
-func compareBytes(a, b []byte) int {
-	switch {
-	case string(a) < string(b):
-		return -1
-	case string(a) > string(b):
-		return 1
-	}
-	return 0
 }
 
 func (p *canonParser) array(dst []byte, depth int) ([]byte, error) {
