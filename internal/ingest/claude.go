@@ -83,7 +83,6 @@ type claudeBuilder struct {
 	t      *triage.Trace
 	byID   map[string]int
 	usage  map[string]claudeUsage
-	order  []string
 	first  string
 	last   string
 	sessID string
@@ -139,12 +138,8 @@ func (b *claudeBuilder) add(l *claudeLine) {
 			t.Model = m.Model
 		}
 		if m.Usage != nil {
-			key := nameOr(m.ID, l.RequestID)
-			if _, seen := b.usage[key]; !seen {
-				b.order = append(b.order, key)
-			}
 			// Split lines repeat the usage, the last one complete.
-			b.usage[key] = *m.Usage
+			b.usage[nameOr(m.ID, l.RequestID)] = *m.Usage
 		}
 	}
 	var blocks []claudeBlock
@@ -180,10 +175,9 @@ func (b *claudeBuilder) add(l *claudeLine) {
 
 func (b *claudeBuilder) finish() *triage.Trace {
 	t := b.t
-	if len(b.order) > 0 {
+	if len(b.usage) > 0 {
 		var tok triage.Tokens
-		for _, k := range b.order {
-			u := b.usage[k]
+		for _, u := range b.usage {
 			tok.Input += u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 			tok.Output += u.OutputTokens
 		}
