@@ -272,14 +272,3 @@ const reviewGap = " │ "
 func SortReviews(revs []triage.LabelEvent) {
 	sort.SliceStable(revs, func(i, j int) bool { return revs[i].Actor < revs[j].Actor })
 }
-
-// liveAdjudication folds one adjudicator's events: their live label if it
-// is an adjudication, else nil (an undo retracted it, or it is a human
-// label of someone who also reviewed).
-func liveAdjudication(events []triage.LabelEvent) *triage.LabelEvent {
-	cur := triage.CurrentLabel(events)
-	if cur == nil || cur.Kind != triage.KindAdjudication {
-		return nil
-	}
-	return cur
-}

@@ -56,7 +56,7 @@ func (f *fakeAdj) Disagreements(_ context.Context, q DisagreementQuery) ([]Dispu
 			continue
 		}
 		evs, _ := f.History(context.Background(), it.TraceID, q.Adjudicator)
-		if a := liveAdjudication(evs); a != nil {
+		if _, a := triage.LiveEvents(evs); a != nil {
 			d.Primary, d.Secondary, d.Note, d.Status = a.Primary, a.Secondary, a.Note, StatusLabelled
 		}
 		out = append(out, d)

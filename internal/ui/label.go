@@ -205,16 +205,18 @@ func (m *Model) nextWrite() tea.Cmd {
 	return m.writeLabelCmd(e)
 }
 
-// applyHistory folds the reviewer's stored events into the queue item.
+// applyHistory folds the reviewer's stored events into the queue item:
+// their live human label in a review, their live adjudication when
+// adjudicating, as the store folds them for reports.
 func (m *Model) applyHistory(id int64, events []triage.LabelEvent) {
 	it := m.queue.item(id)
 	if it == nil {
 		return
 	}
 	it.Primary, it.Secondary, it.Note, it.Status = "", nil, "", StatusTodo
-	cur := triage.CurrentLabel(events)
+	cur, adj := triage.LiveEvents(events)
 	if m.adjudicating() {
-		cur = liveAdjudication(events)
+		cur = adj
 	}
 	if cur != nil {
 		it.Primary, it.Secondary, it.Note, it.Status = cur.Primary, cur.Secondary, cur.Note, StatusLabelled

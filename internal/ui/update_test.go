@@ -343,3 +343,18 @@ func TestJumpTargetIsMarked(t *testing.T) {
 	m = press(t, m, "enter", "shift+tab", "shift+tab", "j", "enter")
 	require.Contains(t, m.View(), "▶ #4 http")
 }
+
+// TestHistoryKeepsOnlyTheHumanLabel checks a review folds the reviewer's
+// history as the store does: an adjudication of theirs under an undone
+// human label is not their review label.
+func TestHistoryKeepsOnlyTheHumanLabel(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	f.events = append(f.events, triage.LabelEvent{TraceID: 1, Actor: "ana", Kind: triage.KindAdjudication, Primary: triage.ToolLoop, Note: "settled"})
+	m := started(t, f, testConfig(), 100, 30)
+	m = press(t, m, "1", "k", "u")
+	require.Equal(t, triage.KindUndo, f.eventsCopy()[2].Kind)
+	it := m.queue.item(1)
+	require.Empty(t, it.Primary)
+	require.Equal(t, StatusTodo, it.Status)
+}
