@@ -56,12 +56,9 @@ Unless --db is given, the store is a new file in a temporary directory, printed 
 
 func (a *app) runDemo(ctx context.Context, reviewer string) error {
 	fmt.Fprintf(a.stderr, "store: %s\n", a.dbPath)
-	c := sample.Controls()
-	h, err := pack.HashFS(sample.Pack(), ".")
-	if err != nil {
-		return err
-	}
-	c.DatasetSHA256, c.PackDir = h, samplePackDir
+	c := sample.Controls() // its DatasetSHA256 is the embedded pack's hash
+	c.PackDir = samplePackDir
+	h := c.DatasetSHA256
 	db, err := a.createStore(ctx)
 	if err != nil {
 		return err
