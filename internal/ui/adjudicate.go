@@ -84,13 +84,7 @@ func RunAdjudicate(ctx context.Context, store AdjudicationStore, cfg Config, opt
 	if cfg.Slice == "" {
 		return errors.New("adjudicate: a slice is required")
 	}
-	base := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
-	if cfg.Mouse {
-		base = append(base, tea.WithMouseCellMotion())
-	}
-	m := NewAdjudicate(store, cfg).WithContext(ctx)
-	_, err := tea.NewProgram(m, append(base, opts...)...).Run()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	if err := runProgram(ctx, NewAdjudicate(store, cfg).WithContext(ctx), cfg.Mouse, opts); err != nil {
 		return fmt.Errorf("adjudicate: %w", err)
 	}
 	return ctx.Err()

@@ -133,7 +133,10 @@ func RunAgreement(ctx context.Context, rep *agreement.Report, title string, opts
 	if rep == nil {
 		return errors.New("agreement view: no report")
 	}
-	return runPager(ctx, NewAgreementView(rep, title), opts)
+	if err := runProgram(ctx, NewAgreementView(rep, title), true, opts); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // RunReport shows a report full screen until q or esc.
@@ -141,12 +144,7 @@ func RunReport(ctx context.Context, r *ReportView, opts ...tea.ProgramOption) er
 	if r == nil {
 		return errors.New("report view: no report")
 	}
-	return runPager(ctx, NewReportView(r), opts)
-}
-
-func runPager(ctx context.Context, m tea.Model, opts []tea.ProgramOption) error {
-	base := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx), tea.WithMouseCellMotion()}
-	if _, err := tea.NewProgram(m, append(base, opts...)...).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	if err := runProgram(ctx, NewReportView(r), true, opts); err != nil {
 		return err
 	}
 	return ctx.Err()

@@ -19,17 +19,23 @@ func Run(ctx context.Context, store Store, cfg Config, opts ...tea.ProgramOption
 	if cfg.Reviewer == "" {
 		return errors.New("review: a reviewer name is required")
 	}
-	base := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
-	if cfg.Mouse {
-		base = append(base, tea.WithMouseCellMotion())
-	}
-	m := New(store, cfg).WithContext(ctx)
-	_, err := tea.NewProgram(m, append(base, opts...)...).Run()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	if err := runProgram(ctx, New(store, cfg).WithContext(ctx), cfg.Mouse, opts); err != nil {
 		return fmt.Errorf("review: %w", err)
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	return ctx.Err()
+}
+
+// runProgram runs m on the alternate screen until it quits or ctx ends,
+// with mouse wheel reporting when mouse is set; opts add or override
+// program options. A program killed by ctx is not an error: the caller
+// reports ctx.Err().
+func runProgram(ctx context.Context, m tea.Model, mouse bool, opts []tea.ProgramOption) error {
+	base := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(ctx)}
+	if mouse {
+		base = append(base, tea.WithMouseCellMotion())
+	}
+	if _, err := tea.NewProgram(m, append(base, opts...)...).Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return err
 	}
 	return nil
 }
