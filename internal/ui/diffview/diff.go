@@ -299,8 +299,9 @@ func (d *Diff) drawLine(path string, l triage.DiffLine) string {
 		body, gutter, lineID, sign = d.st.Removed, d.st.GutterRemoved, 2, "-"
 	}
 	mark := " "
-	text := triage.Sanitize(l.Text)
-	if d.hasIdent(text) {
+	// Sanitizing the whole line costs its length, so only when there is
+	// an identifier to look for.
+	if len(d.idents) > 0 && d.hasIdent(triage.Sanitize(l.Text)) {
 		mark = "!"
 	}
 	nums := ""
