@@ -76,6 +76,16 @@ func BenchmarkNextTraceHugeDiff(b *testing.B) {
 	}
 }
 
+func BenchmarkNextTraceHugeOutput(b *testing.B) {
+	f := newFake(3)
+	hugeTrace(f)
+	m := started(b, f, testConfig(), 120, 40)
+	m = press(b, m, "enter") // Timeline pane, so the 10 MB output is laid out.
+	for b.Loop() {
+		m = nextTrace(b, m)
+	}
+}
+
 // TestSpeedBudgets keeps the budgets honest in plain go test, with
 // slack for a loaded CI machine (the benchmarks give the real figures).
 func TestSpeedBudgets(t *testing.T) {

@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/muesli/termenv"
@@ -57,34 +58,11 @@ func BenchmarkDiffSearch20k(b *testing.B) {
 	}
 }
 
-func BenchmarkTimelineHugeOutputFolded(b *testing.B) {
-	calls := []triage.ToolCall{{Name: "cat", Output: hugeOutput()}}
-	st := testStyle(termenv.TrueColor)
-	b.ReportAllocs()
-	for b.Loop() {
-		tl := NewTimeline(nil, calls).Width(120).Style(st)
-		_ = tl.RenderRange(0, benchWindow)
-	}
-}
-
-func BenchmarkTimelineHugeOutputExpandedFirst(b *testing.B) {
-	calls := []triage.ToolCall{{Name: "cat", Output: hugeOutput()}}
-	st := testStyle(termenv.TrueColor)
-	b.ReportAllocs()
-	for b.Loop() {
-		tl := NewTimeline(nil, calls).Width(120).Style(st).Expanded(map[int]bool{0: true})
-		_ = tl.RenderRange(tl.Len()/2, benchWindow)
-	}
-}
-
-func BenchmarkTimelineHugeOutputCachedWindow(b *testing.B) {
-	calls := []triage.ToolCall{{Name: "cat", Output: hugeOutput()}}
-	tl := NewTimeline(nil, calls).Width(120).Style(testStyle(termenv.TrueColor)).Expanded(map[int]bool{0: true})
-	_ = tl.RenderRange(tl.Len()/2, benchWindow)
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = tl.RenderRange(tl.Len()/2, benchWindow)
-	}
+// hugeOutput is 10 MB of output lines with tabs, wide characters and
+// escape sequences.
+func hugeOutput() string {
+	line := strings.Repeat("x", 60) + "\t世界 \x1b[31mred\x1b[0m\n"
+	return strings.Repeat(line, 10<<20/len(line))
 }
 
 func BenchmarkTestOutputHuge(b *testing.B) {

@@ -112,15 +112,15 @@ func (d *Diff) layout() {
 	maxNo := 0
 	for fi, f := range d.files {
 		d.fileStarts = append(d.fileStarts, len(d.rows))
-		d.rows = append(d.rows, Row{Kind: RowFileHeader, File: fi, Hunk: -1, Line: -1, Call: -1, Message: -1})
+		d.rows = append(d.rows, Row{Kind: RowFileHeader, File: fi, Hunk: -1, Line: -1})
 		if len(f.Hunks) == 0 {
-			d.rows = append(d.rows, Row{Kind: RowNote, File: fi, Hunk: -1, Line: -1, Call: -1, Message: -1})
+			d.rows = append(d.rows, Row{Kind: RowNote, File: fi, Hunk: -1, Line: -1})
 		}
 		for hi, h := range f.Hunks {
 			d.hunkStarts = append(d.hunkStarts, len(d.rows))
-			d.rows = append(d.rows, Row{Kind: RowHunkHeader, File: fi, Hunk: hi, Line: -1, Call: -1, Message: -1})
+			d.rows = append(d.rows, Row{Kind: RowHunkHeader, File: fi, Hunk: hi, Line: -1})
 			for li, l := range h.Lines {
-				d.rows = append(d.rows, Row{Kind: RowLine, File: fi, Hunk: hi, Line: li, Call: -1, Message: -1})
+				d.rows = append(d.rows, Row{Kind: RowLine, File: fi, Hunk: hi, Line: li})
 				switch l.Kind {
 				case triage.LineAdded:
 					d.adds[fi]++

@@ -32,7 +32,7 @@ func TestDiffLayout(t *testing.T) {
 	require.Equal(t, []int{0, 17, 22, 26, 28}, d.FileStarts())
 	require.Equal(t, []int{1, 12, 18, 23}, d.HunkStarts())
 	require.Equal(t, 30, d.Len())
-	require.Equal(t, Row{Kind: RowFileHeader, File: 1, Hunk: -1, Line: -1, Call: -1, Message: -1}, d.At(17))
+	require.Equal(t, Row{Kind: RowFileHeader, File: 1, Hunk: -1, Line: -1}, d.At(17))
 	require.Equal(t, RowNote, d.At(27).Kind)
 	require.Equal(t, Row{}, d.At(-1))
 	require.Equal(t, Row{}, d.At(d.Len()))

@@ -1,13 +1,12 @@
-// Package diffview draws what a reviewer reads in a trace: the agent's
-// diff, its timeline of messages and tool calls, and the scorer's test
-// output. The renderers are pure (strings, a width and a Style in, strings
+// Package diffview draws two of the things a reviewer reads in a trace:
+// the agent's diff and the scorer's test output. The renderers are pure (strings, a width and a Style in, strings
 // out); they hold no tea.Model and do no I/O, so they can be golden-tested
 // and called from View.
 //
 // Every renderer is virtualised. Building one lays out a flat list of rows
 // (cheap: no highlighting, no measuring), and RenderRange draws only the
 // rows asked for, caching each drawn row by its content, the width and the
-// theme. A 20,000-line diff or a 10 MB tool output therefore costs only
+// theme. A 20,000-line diff or 10 MB of test output therefore costs only
 // what is on screen. Long lines are truncated with "…" rather than
 // wrapped, so the row count never depends on the width: scroll offsets,
 // search hits and jump targets stay valid across a resize.
@@ -20,7 +19,7 @@
 // one goroutine, which is all they need.
 package diffview
 
-// Doc is what the three renderers (Diff, Timeline, TestOutput) share, so
+// Doc is what the renderers (Diff, TestOutput) share, so
 // one scrolling pane with search can show any of them.
 type Doc interface {
 	// Len is the number of rows.

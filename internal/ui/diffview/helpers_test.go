@@ -1,10 +1,7 @@
 package diffview
 
 import (
-	"encoding/json"
-	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
@@ -87,28 +84,6 @@ func sampleDiffView(st Style, w int) *Diff {
 }
 
 func wall(f float64) *float64 { return &f }
-
-func sampleTimeline(st Style, w int) *Timeline {
-	var out strings.Builder
-	for i := range 25 {
-		fmt.Fprintf(&out, "line %02d\tof the listing 世界\n", i+1)
-	}
-	calls := []triage.ToolCall{
-		{Name: "read_file", Args: json.RawMessage(`{"path": "src/client.py"}`), Output: "import requests\nBASE = \"https://api.example.com/v1\"\n", WallS: wall(0.12)},
-		{Name: "bash", Args: json.RawMessage(`{"cmd": "ls -R", "timeout": 30}`), Output: out.String(), WallS: wall(1.5)},
-		{Name: "http_get", Args: json.RawMessage(`{"url": "https://api.example.com/v2/invoices/{invoice_id}/refund"}`), ArgsKey: "k1", Error: "404 Not Found\n{\"detail\": \"no such route\"}"},
-		{Name: "http_get", Args: json.RawMessage(`{"url": "https://api.example.com/v2/invoices/{invoice_id}/refund"}`), ArgsKey: "k1", Error: "404 Not Found"},
-		{Name: "http_get", Args: json.RawMessage(`{"url": "https://api.example.com/v2/invoices/{invoice_id}/refund"}`), ArgsKey: "k1", Error: "404 Not Found"},
-		{Name: "bash", Args: json.RawMessage(`"echo pwn"`), Output: "\x1b]0;owned\x07\x1b[2Jhello\r\nbye\x9b1m\u009b31m"},
-		{Name: "write_file", Args: json.RawMessage(`{"path":"src/client.py","content":"import requests\n\nBASE = 1\n"}`), TS: "2025-01-02T03:04:05Z"},
-	}
-	msgs := []triage.Message{
-		{Role: "system", Content: "You are a coding agent."},
-		{Role: "user", Content: "Add refunds to the invoice client.\nUse only the frozen spec."},
-		{Role: "assistant", Content: "I added a refund call."},
-	}
-	return NewTimeline(msgs, calls).Width(w).Style(st).Marks(sampleIdents)
-}
 
 const sampleTestOutput = "============================= test session starts ==============================\n" +
 	"collected 3 items\n\n" +

@@ -6,8 +6,7 @@ import "sort"
 type RowKind uint8
 
 // The kinds of row. A Diff has file headers, hunk headers, lines and
-// notes; a Timeline has message, text, call, argument, output, error and
-// fold rows; a TestOutput has only output rows.
+// notes; a TestOutput has only output rows.
 const (
 	// RowFileHeader names a file of a diff, its status and +N -M counts.
 	RowFileHeader RowKind = iota + 1
@@ -17,20 +16,8 @@ const (
 	RowLine
 	// RowNote stands for a file with no hunks (binary, pure rename).
 	RowNote
-	// RowMessage is a message's role header.
-	RowMessage
-	// RowText is one line of a message's content.
-	RowText
-	// RowCall is a tool call's header: number, name, timing, repeats.
-	RowCall
-	// RowArg is one top-level argument of a tool call.
-	RowArg
-	// RowOutput is one line of a tool call's output, or of test output.
+	// RowOutput is one line of test output.
 	RowOutput
-	// RowError is one line of a tool call's error.
-	RowError
-	// RowFold says how many lines are folded away below it.
-	RowFold
 )
 
 // Row is one renderable row of a layout, with indices back into the input
@@ -40,14 +27,9 @@ type Row struct {
 	Kind RowKind
 	// File and Hunk index the diff's files and that file's hunks.
 	File, Hunk int
-	// Line indexes the hunk's lines (diff), or is the 0-based line within
-	// the message, output, error or test output shown by the row.
+	// Line indexes the hunk's lines (diff), or is the 0-based line of
+	// test output shown by the row.
 	Line int
-	// Call indexes the timeline's tool calls; Message its messages.
-	Call, Message int
-	// Of is, for a RowFold, the kind of row folded away (RowText,
-	// RowOutput or RowError).
-	Of RowKind
 }
 
 // NextStart returns the first start after row, for "next file" and "next

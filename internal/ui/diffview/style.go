@@ -33,8 +33,6 @@ type Style struct {
 	Pass lipgloss.Style
 	// Match draws search hits.
 	Match lipgloss.Style
-	// Role draws a message's role; Call a tool call's header.
-	Role, Call lipgloss.Style
 	// Chroma names the chroma style for syntax colours; "" turns syntax
 	// highlighting off.
 	Chroma string
@@ -59,18 +57,17 @@ func DefaultStyleFor(r *lipgloss.Renderer) Style {
 		}
 	}
 	var (
-		fg       = c("#1f2328", "235", "0", "#e6edf3", "255", "15")
-		muted    = c("#6e7781", "243", "8", "#8b949e", "245", "8")
-		addBg    = c("#dafbe1", "194", "10", "#12361f", "22", "2")
-		delBg    = c("#ffebe9", "224", "9", "#4a1a1f", "52", "1")
-		addFg    = c("#1a7f37", "28", "2", "#3fb950", "71", "10")
-		delFg    = c("#cf222e", "160", "1", "#f85149", "203", "9")
-		headBg   = c("#eaeef2", "254", "7", "#262c36", "236", "8")
-		accent   = c("#0969da", "26", "4", "#79c0ff", "117", "12")
-		warn     = c("#9a6700", "136", "3", "#d29922", "178", "11")
-		matchBg  = c("#fff8c5", "229", "11", "#bb8009", "136", "3")
-		matchFg  = c("#1f2328", "235", "0", "#0d1117", "233", "0")
-		magentas = c("#8250df", "98", "5", "#d2a8ff", "183", "13")
+		fg      = c("#1f2328", "235", "0", "#e6edf3", "255", "15")
+		muted   = c("#6e7781", "243", "8", "#8b949e", "245", "8")
+		addBg   = c("#dafbe1", "194", "10", "#12361f", "22", "2")
+		delBg   = c("#ffebe9", "224", "9", "#4a1a1f", "52", "1")
+		addFg   = c("#1a7f37", "28", "2", "#3fb950", "71", "10")
+		delFg   = c("#cf222e", "160", "1", "#f85149", "203", "9")
+		headBg  = c("#eaeef2", "254", "7", "#262c36", "236", "8")
+		accent  = c("#0969da", "26", "4", "#79c0ff", "117", "12")
+		warn    = c("#9a6700", "136", "3", "#d29922", "178", "11")
+		matchBg = c("#fff8c5", "229", "11", "#bb8009", "136", "3")
+		matchFg = c("#1f2328", "235", "0", "#0d1117", "233", "0")
 	)
 	st := Style{
 		FileHeader:    r.NewStyle().Bold(true).Foreground(fg).Background(headBg),
@@ -86,8 +83,6 @@ func DefaultStyleFor(r *lipgloss.Renderer) Style {
 		Error:         r.NewStyle().Foreground(delFg).Bold(true),
 		Pass:          r.NewStyle().Foreground(addFg),
 		Match:         r.NewStyle().Foreground(matchFg).Background(matchBg),
-		Role:          r.NewStyle().Foreground(magentas).Bold(true),
-		Call:          r.NewStyle().Foreground(accent).Bold(true),
 		Chroma:        "github",
 	}
 	if r.HasDarkBackground() {
