@@ -20,7 +20,7 @@ func BenchmarkClassifySeedRows(b *testing.B) {
 	raw := genRealisticRows(rng, 4096)
 	traces := make([]*triage.Trace, len(raw))
 	for i, r := range raw {
-		traces[i] = traceFromSeedRow(b, r, true)
+		traces[i] = traceFromSeedRow(b, r)
 	}
 	comp := Compile(DefaultTaxonomy(), nil)
 	benchRows(b, comp, traces)
@@ -33,7 +33,7 @@ func BenchmarkClassifySeedRowsLarge(b *testing.B) {
 	raw := genRealisticRows(rng, 65536)
 	traces := make([]*triage.Trace, len(raw))
 	for i, r := range raw {
-		traces[i] = traceFromSeedRow(b, r, true)
+		traces[i] = traceFromSeedRow(b, r)
 	}
 	comp := Compile(DefaultTaxonomy(), nil)
 	benchRows(b, comp, traces)
@@ -46,20 +46,7 @@ func BenchmarkClassifyEdgeRows(b *testing.B) {
 	raw := genSeedRows(rng, 4096)
 	traces := make([]*triage.Trace, len(raw))
 	for i, r := range raw {
-		traces[i] = traceFromSeedRow(b, r, true)
-	}
-	comp := Compile(DefaultTaxonomy(), nil)
-	benchRows(b, comp, traces)
-}
-
-// BenchmarkClassifyEdgeRowsNoKeys is the same without the importer's
-// ArgsKey, so loop detection canonicalises arguments itself.
-func BenchmarkClassifyEdgeRowsNoKeys(b *testing.B) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	raw := genSeedRows(rng, 4096)
-	traces := make([]*triage.Trace, len(raw))
-	for i, r := range raw {
-		traces[i] = traceFromSeedRow(b, r, false)
+		traces[i] = traceFromSeedRow(b, r)
 	}
 	comp := Compile(DefaultTaxonomy(), nil)
 	benchRows(b, comp, traces)

@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -355,13 +354,11 @@ func (r *run) toolLoop() {
 	if len(calls) < r.c.loopN {
 		return
 	}
-	var ka, kb []byte
+	var buf triage.ArgsBuf
 	start := 0
 	for i := 1; i <= len(calls); i++ {
 		if i < len(calls) {
-			var same bool
-			same, ka, kb = sameCall(&calls[i-1], &calls[i], ka, kb)
-			if same {
+			if sameCall(&calls[i-1], &calls[i], &buf) {
 				continue
 			}
 		}
@@ -373,34 +370,8 @@ func (r *run) toolLoop() {
 }
 
 // sameCall compares two calls as the seed does: name and canonical args.
-// It uses the importer's ArgsKey when both calls carry one, and otherwise
-// canonicalises into the reusable buffers ka and kb.
-func sameCall(a, b *triage.ToolCall, ka, kb []byte) (bool, []byte, []byte) {
-	if a.Name != b.Name {
-		return false, ka, kb
-	}
-	if a.ArgsKey != "" && b.ArgsKey != "" {
-		return a.ArgsKey == b.ArgsKey, ka, kb
-	}
-	if bytes.Equal(a.Args, b.Args) {
-		return true, ka, kb
-	}
-	ka = appendArgsKey(ka[:0], a.Args)
-	kb = appendArgsKey(kb[:0], b.Args)
-	return bytes.Equal(ka, kb), ka, kb
-}
-
-// appendArgsKey is triage.ArgsKey into a buffer.
-func appendArgsKey(dst, raw []byte) []byte {
-	if len(raw) == 0 {
-		return append(dst, "{}"...)
-	}
-	out, err := triage.AppendCanonicalJSON(dst, raw)
-	if err != nil {
-		out = append(dst[:0], "!invalid:"...)
-		out = append(out, raw...)
-	}
-	return out
+func sameCall(a, b *triage.ToolCall, buf *triage.ArgsBuf) bool {
+	return a.Name == b.Name && triage.SameArgs(a.Args, b.Args, buf)
 }
 
 func (r *run) loopEvidence(start, end int) {

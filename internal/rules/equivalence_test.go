@@ -84,9 +84,8 @@ func genSeedRows(rng *rand.Rand, n int) [][]byte {
 }
 
 // traceFromSeedRow decodes a seed row the way the importer does, in
-// memory: HasToolLog when tool_calls is a non-null array, ArgsKey filled
-// on half the rows so both comparison paths run.
-func traceFromSeedRow(t testing.TB, b []byte, withKeys bool) *triage.Trace {
+// memory: HasToolLog when tool_calls is a non-null array.
+func traceFromSeedRow(t testing.TB, b []byte) *triage.Trace {
 	var tr triage.Trace
 	require.NoError(t, json.Unmarshal(b, &tr))
 	var probe struct {
@@ -94,11 +93,6 @@ func traceFromSeedRow(t testing.TB, b []byte, withKeys bool) *triage.Trace {
 	}
 	require.NoError(t, json.Unmarshal(b, &probe))
 	tr.HasToolLog = probe.ToolCalls != nil
-	if withKeys {
-		for i := range tr.ToolCalls {
-			tr.ToolCalls[i].ArgsKey = triage.ArgsKey(tr.ToolCalls[i].Args)
-		}
-	}
 	tr.RunID = "r"
 	return &tr
 }
@@ -142,7 +136,7 @@ func TestSeedClassifierEquivalence(t *testing.T) {
 		goCounts[code] = 0
 	}
 	for i, row := range rows {
-		tr := traceFromSeedRow(t, row, i%2 == 0)
+		tr := traceFromSeedRow(t, row)
 		v := comp.Classify(Budgets{}, tr)
 		require.Equal(t, pyClasses[i], v.Primary, "row %d: %s", i, row)
 		goCounts[v.Primary]++

@@ -32,7 +32,7 @@ func (r *run) guard() bool {
 			c := &tr.ToolCalls[i]
 			n := strconv.Itoa(i)
 			mark(c.Name, "the name of tool call "+n, i)
-			if strings.Contains(string(c.Args), s) || strings.Contains(c.ArgsKey, s) || strings.Contains(canonicalText(c.Args), s) {
+			if strings.Contains(string(c.Args), s) || strings.Contains(canonicalText(c.Args), s) {
 				found = true
 				hit("the arguments of tool call "+n, i, "", 0, s)
 			}

@@ -51,7 +51,7 @@ func TestRealisticTraces(t *testing.T) {
 	for sc.Scan() {
 		n++
 		line := sc.Bytes()
-		tr := traceFromSeedRow(t, line, false)
+		tr := traceFromSeedRow(t, line)
 		tr.Raw = append([]byte(nil), line...)
 		var want struct {
 			Expect struct {

@@ -48,14 +48,37 @@ func AppendCanonicalJSON(dst, raw []byte) ([]byte, error) {
 // raw bytes behind a prefix no canonical form starts with, so they still
 // compare equal only to themselves.
 func ArgsKey(raw []byte) string {
+	return string(appendArgsKey(nil, raw))
+}
+
+func appendArgsKey(dst, raw []byte) []byte {
 	if len(raw) == 0 {
-		return "{}"
+		return append(dst, "{}"...)
 	}
-	k, err := CanonicalJSON(raw)
+	out, err := AppendCanonicalJSON(dst, raw)
 	if err != nil {
-		return "!invalid:" + string(raw)
+		out = append(append(dst[:0], "!invalid:"...), raw...)
 	}
-	return k
+	return out
+}
+
+// ArgsBuf holds scratch space for SameArgs, so a loop over many calls
+// canonicalises without allocating.
+type ArgsBuf struct{ a, b []byte }
+
+// SameArgs reports whether two tool calls' arguments are the same to the
+// seed's loop detector (ArgsKey equal): byte-equal arguments are, and only
+// arguments spelled differently are canonicalised. buf may be nil.
+func SameArgs(a, b []byte, buf *ArgsBuf) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	if buf == nil {
+		buf = new(ArgsBuf)
+	}
+	buf.a = appendArgsKey(buf.a[:0], a)
+	buf.b = appendArgsKey(buf.b[:0], b)
+	return bytes.Equal(buf.a, buf.b)
 }
 
 // maxCanonDepth bounds nesting so hostile input cannot exhaust the stack.

@@ -95,3 +95,24 @@ func FuzzCanonicalJSON(f *testing.F) {
 		}
 	})
 }
+
+func TestSameArgs(t *testing.T) {
+	t.Parallel()
+	var buf ArgsBuf
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":1,"b":[2]}`, `{"a":1,"b":[2]}`, true},
+		{`{"a":1,"b":[2]}`, `{ "b" : [2], "a" : 1 }`, true},
+		{`{"a":1}`, `{"a":1.0}`, false},
+		{``, `{}`, true},
+		{``, `null`, false},
+		{`{oops`, `{oops`, true},
+		{`{oops`, `{oops }`, false},
+	} {
+		require.Equal(t, tc.want, SameArgs([]byte(tc.a), []byte(tc.b), &buf), "%s vs %s", tc.a, tc.b)
+		require.Equal(t, tc.want, SameArgs([]byte(tc.a), []byte(tc.b), nil), "%s vs %s without a buffer", tc.a, tc.b)
+		require.Equal(t, tc.want, ArgsKey([]byte(tc.a)) == ArgsKey([]byte(tc.b)), "SameArgs agrees with ArgsKey")
+	}
+}

@@ -32,17 +32,15 @@ func (o Outcome) Valid() bool {
 }
 
 // ToolCall is one tool invocation by the agent. Args is kept as the raw
-// JSON the agent produced; ArgsKey is its canonical form (object keys
-// sorted, insignificant space removed) so loop detection compares calls
-// without re-parsing them.
+// JSON the agent produced; SameArgs compares two calls' arguments the way
+// the seed's loop detector does.
 type ToolCall struct {
-	Name    string          `json:"name"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	ArgsKey string          `json:"-"`
-	Output  string          `json:"output,omitempty"`
-	Error   string          `json:"error,omitempty"`
-	WallS   *float64        `json:"wall_s,omitempty"`
-	TS      string          `json:"ts,omitempty"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args,omitempty"`
+	Output string          `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	WallS  *float64        `json:"wall_s,omitempty"`
+	TS     string          `json:"ts,omitempty"`
 }
 
 // Message is one chat message of the run: the prompt, assistant text, or

@@ -157,15 +157,9 @@ func buildTimeline(tr *triage.Trace, unfolded bool) doc {
 }
 
 // sameCall reports whether two calls repeat each other: same tool, same
-// arguments (canonical form when the importer set it), same output.
+// arguments as the rules' loop detector sees them, same output.
 func sameCall(a, b *triage.ToolCall) bool {
-	if a.Name != b.Name || a.Output != b.Output || a.Error != b.Error {
-		return false
-	}
-	if a.ArgsKey != "" || b.ArgsKey != "" {
-		return a.ArgsKey == b.ArgsKey
-	}
-	return bytes.Equal(a.Args, b.Args)
+	return a.Name == b.Name && a.Output == b.Output && a.Error == b.Error && triage.SameArgs(a.Args, b.Args, nil)
 }
 
 func compactArgs(raw json.RawMessage) string {
