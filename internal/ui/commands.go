@@ -31,25 +31,30 @@ func (m *Model) queueQuery() QueueQuery {
 func (m *Model) loadTraceCmd(id int64, gen int) tea.Cmd {
 	st, ctx, blind, reviewer := m.store, m.ctx, m.cfg.Blind, m.cfg.Reviewer
 	return func() tea.Msg {
+		msg := traceLoadedMsg{id: id, gen: gen}
+		fail := func(what string, err error) tea.Msg {
+			msg.err = errMsg{what: what, err: err}
+			return msg
+		}
 		tr, err := st.Trace(ctx, id)
 		if err != nil {
-			return errMsg{what: "load trace", err: err}
+			return fail("load trace", err)
 		}
 		if tr == nil {
-			return errMsg{what: "load trace", err: fmt.Errorf("trace %d not found", id)}
+			return fail("load trace", fmt.Errorf("trace %d not found", id))
 		}
-		msg := traceLoadedMsg{id: id, gen: gen, trace: tr}
+		msg.trace = tr
 		actor := ""
 		if blind {
 			actor = reviewer
 		} else if msg.verdict, err = st.Verdict(ctx, id); err != nil {
-			return errMsg{what: "load verdict", err: err}
+			return fail("load verdict", err)
 		}
 		if msg.tctx, err = st.Context(ctx, tr.RunID, tr.TaskID); err != nil {
-			return errMsg{what: "load task", err: err}
+			return fail("load task", err)
 		}
 		if msg.history, err = st.History(ctx, id, actor); err != nil {
-			return errMsg{what: "load labels", err: err}
+			return fail("load labels", err)
 		}
 		return msg
 	}
@@ -60,14 +65,21 @@ func (m *Model) loadTraceCmd(id int64, gen int) tea.Cmd {
 func (m *Model) writeLabelCmd(e triage.LabelEvent) tea.Cmd {
 	st, ctx := m.store, m.ctx
 	return func() tea.Msg {
+		msg := labelSavedMsg{traceID: e.TraceID}
 		if _, err := st.AppendLabel(ctx, e); err != nil {
-			return errMsg{what: "save label", err: err, write: true}
+			msg.err = &errMsg{what: "save label", err: err}
 		}
+		// Read back what the store holds even after a failed write, so
+		// the screen drops the label it showed before the write.
 		events, err := st.History(ctx, e.TraceID, e.Actor)
 		if err != nil {
-			return errMsg{what: "reload labels", err: err, write: true}
+			if msg.err == nil {
+				msg.err = &errMsg{what: "reload labels", err: err}
+			}
+			return msg
 		}
-		return labelSavedMsg{traceID: e.TraceID, events: events}
+		msg.events, msg.reloaded = events, true
+		return msg
 	}
 }
 

@@ -28,13 +28,19 @@ type traceLoadedMsg struct {
 	verdict *triage.Verdict
 	tctx    TraceContext
 	history []triage.LabelEvent // everyone's, or only the reviewer's when blind
+	// err is set when the load failed; like the rest it is dropped when
+	// stale, so an old trace's failure never shows on a new one.
+	err error
 }
 
-// labelSavedMsg reports one stored label event with the reviewer's
-// refreshed history of that trace.
+// labelSavedMsg ends one label write: the reviewer's history of the
+// trace as the store holds it (reloaded even when the write failed), and
+// the failure, if any.
 type labelSavedMsg struct {
-	traceID int64
-	events  []triage.LabelEvent
+	traceID  int64
+	events   []triage.LabelEvent
+	reloaded bool
+	err      *errMsg
 }
 
 // errMsg is any failure of a command; it shows in the status bar. what is
@@ -42,8 +48,6 @@ type labelSavedMsg struct {
 type errMsg struct {
 	what string
 	err  error
-	// write marks a failed label write, so the write queue can move on.
-	write bool
 	// agree marks a failed agreement computation.
 	agree bool
 }

@@ -40,20 +40,25 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.traceGen || msg.id != m.trace.id {
 			return m, nil // A stale answer for a trace already left.
 		}
+		if msg.err != nil {
+			m.errText = msg.err.Error()
+			return m, nil
+		}
 		m.trace.setLoaded(msg, m.cfg.Reviewer, m.cfg.Blind)
 		return m, nil
 	case labelSavedMsg:
-		m.applyHistory(msg.traceID, msg.events)
+		if msg.reloaded {
+			m.applyHistory(msg.traceID, msg.events)
+		}
+		if msg.err != nil {
+			m.errText = msg.err.Error()
+		}
 		m.writing = false
 		return m, m.nextWrite()
 	case errMsg:
 		m.errText = msg.Error()
 		if msg.agree {
 			m.agreeErr = msg.Error()
-		}
-		if msg.write {
-			m.writing = false
-			return m, m.nextWrite()
 		}
 		return m, nil
 	case tea.MouseMsg:

@@ -270,6 +270,21 @@ func TestWriteErrorShownAndQueueContinues(t *testing.T) {
 	m = press(t, m, "2")
 	require.Len(t, f.eventsCopy(), 1)
 	require.False(t, m.writing)
+	// The store never took trace 1's label, so the queue does not show it.
+	require.Empty(t, m.queue.all[0].Primary)
+	require.Equal(t, StatusTodo, m.queue.all[0].Status)
+}
+
+func TestStaleTraceLoadErrorIsDropped(t *testing.T) {
+	t.Parallel()
+	m := started(t, newFake(3), testConfig(), 100, 30)
+	m = press(t, m, "enter")
+	old := traceLoadedMsg{id: m.trace.id, gen: m.traceGen - 1, err: errMsg{what: "load trace", err: errors.New("gone")}}
+	m = settle(t, m, old)
+	require.NotContains(t, m.View(), "gone", "a failure for a trace already left is not shown")
+	cur := traceLoadedMsg{id: m.trace.id, gen: m.traceGen, err: errMsg{what: "load trace", err: errors.New("gone")}}
+	m = settle(t, m, cur)
+	require.Contains(t, m.View(), "load trace: gone")
 }
 
 func TestMouseWheel(t *testing.T) {
