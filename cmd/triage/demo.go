@@ -70,29 +70,18 @@ func (a *app) runDemo(ctx context.Context, reviewer string) error {
 	db.Close()
 	fmt.Fprintf(a.stderr, "card init: run %s, dataset %s, sha256 %s…\n", c.RunID, c.DatasetID, h[:16])
 
-	tmp, err := os.CreateTemp("", "triage-sample-*.jsonl")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(sample.Traces()); err != nil {
-		return err
-	}
-	tmp.Close()
-	saved := a.stdout
+	// Import and the rules run as they would from the command line, with
+	// the sample on standard input and their summaries captured, so the
+	// demo can print one line for each.
 	var buf bytes.Buffer
-	a.stdout = &buf
-	err = a.runImport(ctx, importOpts{run: c.RunID, format: "jsonl"}, []string{tmp.Name()})
-	a.stdout = saved
-	if err != nil {
+	quiet := *a
+	quiet.stdin, quiet.stdout = bytes.NewReader(sample.Traces()), &buf
+	if err := quiet.runImport(ctx, importOpts{run: c.RunID, format: "jsonl"}, []string{"-"}); err != nil {
 		return fmt.Errorf("demo import: %w", err)
 	}
 	fmt.Fprintf(a.stderr, "import: %s", buf.String())
 	buf.Reset()
-	a.stdout = &buf
-	err = a.runRules(ctx, "", "", true)
-	a.stdout = saved
-	if err != nil {
+	if err := quiet.runRules(ctx, "", "", true); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stderr, "rules: %s", buf.String())
