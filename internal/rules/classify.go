@@ -354,11 +354,10 @@ func (r *run) toolLoop() {
 	if len(calls) < r.c.loopN {
 		return
 	}
-	var buf triage.ArgsBuf
 	start := 0
 	for i := 1; i <= len(calls); i++ {
 		if i < len(calls) {
-			if sameCall(&calls[i-1], &calls[i], &buf) {
+			if sameCall(&calls[i-1], &calls[i]) {
 				continue
 			}
 		}
@@ -370,8 +369,8 @@ func (r *run) toolLoop() {
 }
 
 // sameCall compares two calls as the seed does: name and canonical args.
-func sameCall(a, b *triage.ToolCall, buf *triage.ArgsBuf) bool {
-	return a.Name == b.Name && triage.SameArgs(a.Args, b.Args, buf)
+func sameCall(a, b *triage.ToolCall) bool {
+	return a.Name == b.Name && triage.SameArgs(a.Args, b.Args)
 }
 
 func (r *run) loopEvidence(start, end int) {

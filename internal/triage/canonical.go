@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -29,7 +30,9 @@ func CanonicalJSON(raw []byte) (string, error) {
 // AppendCanonicalJSON appends the canonical form of raw to dst, so hot
 // paths can reuse a buffer instead of allocating a string per value.
 func AppendCanonicalJSON(dst, raw []byte) ([]byte, error) {
-	p := canonParser{s: raw}
+	p := parsers.Get().(*canonParser)
+	defer p.release()
+	p.s, p.i = raw, 0
 	p.space()
 	out, err := p.value(dst, 0)
 	if err != nil {
@@ -62,24 +65,24 @@ func appendArgsKey(dst, raw []byte) []byte {
 	return out
 }
 
-// ArgsBuf holds scratch space for SameArgs, so a loop over many calls
-// canonicalises without allocating.
-type ArgsBuf struct{ a, b []byte }
-
 // SameArgs reports whether two tool calls' arguments are the same to the
 // seed's loop detector (ArgsKey equal): byte-equal arguments are, and only
-// arguments spelled differently are canonicalised. buf may be nil.
-func SameArgs(a, b []byte, buf *ArgsBuf) bool {
+// arguments spelled differently are canonicalised, into pooled buffers, so
+// a loop over many calls allocates nothing.
+func SameArgs(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	if buf == nil {
-		buf = new(ArgsBuf)
-	}
+	buf := argsBufs.Get().(*argsBuf)
+	defer argsBufs.Put(buf)
 	buf.a = appendArgsKey(buf.a[:0], a)
 	buf.b = appendArgsKey(buf.b[:0], b)
 	return bytes.Equal(buf.a, buf.b)
 }
+
+type argsBuf struct{ a, b []byte }
+
+var argsBufs = sync.Pool{New: func() any { return new(argsBuf) }}
 
 // maxCanonDepth bounds nesting so hostile input cannot exhaust the stack.
 const maxCanonDepth = 512
@@ -87,6 +90,29 @@ const maxCanonDepth = 512
 type canonParser struct {
 	s []byte
 	i int
+	// arena holds the keys and values of the objects being parsed, and
+	// mems their offsets in it; both are reused from call to call, so
+	// canonicalising allocates nothing once they have grown.
+	arena []byte
+	mems  []member
+}
+
+// member is one key and value of an object, as offsets into the arena:
+// the key is arena[ks:ke], the value arena[ke:ve].
+type member struct{ ks, ke, ve int }
+
+// parsers reuses parsers and their arenas across calls.
+var parsers = sync.Pool{New: func() any { return new(canonParser) }}
+
+// release returns p to the pool, unless hostile input grew it too large
+// to keep.
+func (p *canonParser) release() {
+	p.s = nil
+	if cap(p.arena) > 1<<16 || cap(p.mems) > 1<<12 {
+		return
+	}
+	p.arena, p.mems = p.arena[:0], p.mems[:0]
+	parsers.Put(p)
 }
 
 func (p *canonParser) errorf(format string, a ...any) error {
@@ -150,10 +176,15 @@ func (p *canonParser) value(dst []byte, depth int) ([]byte, error) {
 	}
 }
 
+// object parses an object's members into the arena past its current end,
+// sorts them by key and appends the canonical object to dst. Callers that
+// parse into the arena pass the arena itself as dst and take the result
+// back as the arena: the output is built at the arena's end and moved
+// down to dst's end, which append does with memmove.
 func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 	p.i++ // {
-	type member struct{ key, val []byte }
-	var members []member
+	base, mbase := len(p.arena), len(p.mems)
+	defer func() { p.arena, p.mems = p.arena[:base], p.mems[:mbase] }()
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '}' {
 		p.i++
@@ -164,21 +195,22 @@ func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 		if p.i >= len(p.s) || p.s[p.i] != '"' {
 			return dst, p.errorf("expected a string key")
 		}
-		k, err := p.str(nil)
-		if err != nil {
+		ks := len(p.arena)
+		var err error
+		if p.arena, err = p.str(p.arena); err != nil {
 			return dst, err
 		}
+		ke := len(p.arena)
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != ':' {
 			return dst, p.errorf("expected ':'")
 		}
 		p.i++
 		p.space()
-		v, err := p.value(nil, depth+1)
-		if err != nil {
+		if p.arena, err = p.value(p.arena, depth+1); err != nil {
 			return dst, err
 		}
-		members = append(members, member{k, v})
+		p.mems = append(p.mems, member{ks, ke, len(p.arena)})
 		p.space()
 		if p.i >= len(p.s) {
 			return dst, p.errorf("unterminated object")
@@ -194,40 +226,47 @@ func (p *canonParser) object(dst []byte, depth int) ([]byte, error) {
 		return dst, p.errorf("expected ',' or '}'")
 	}
 	// Python's dict keeps the last value of a repeated key.
-	slices.SortStableFunc(members, func(a, b member) int { return bytes.Compare(a.key, b.key) })
-	dst = append(dst, '{')
+	mems, a := p.mems[mbase:], p.arena
+	slices.SortStableFunc(mems, func(x, y member) int { return bytes.Compare(a[x.ks:x.ke], a[y.ks:y.ke]) })
+	out := len(p.arena)
+	p.arena = append(p.arena, '{')
 	n := 0
-	for i, m := range members {
-		if i+1 < len(members) && string(members[i+1].key) == string(m.key) {
+	for i, m := range mems {
+		if i+1 < len(mems) && bytes.Equal(p.arena[mems[i+1].ks:mems[i+1].ke], p.arena[m.ks:m.ke]) {
 			continue
 		}
 		if n > 0 {
-			dst = append(dst, ',')
+			p.arena = append(p.arena, ',')
 		}
-		dst = append(dst, m.key...)
-		dst = append(dst, ':')
-		dst = append(dst, m.val...)
+		p.arena = append(p.arena, p.arena[m.ks:m.ke]...)
+		p.arena = append(p.arena, ':')
+		p.arena = append(p.arena, p.arena[m.ke:m.ve]...)
 		n++
 	}
-	return append(dst, '}'), nil
+	p.arena = append(p.arena, '}')
+	return append(dst, p.arena[out:]...), nil
 }
 
+// array builds the canonical array at the arena's end, like object, so
+// that objects inside it find the arena as long as everything parsed so
+// far, and appends the result to dst.
 func (p *canonParser) array(dst []byte, depth int) ([]byte, error) {
 	p.i++ // [
-	dst = append(dst, '[')
+	out := len(p.arena)
+	defer func() { p.arena = p.arena[:out] }()
+	p.arena = append(p.arena, '[')
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
 		p.i++
-		return append(dst, ']'), nil
+		return append(dst, "[]"...), nil
 	}
 	for n := 0; ; n++ {
 		if n > 0 {
-			dst = append(dst, ',')
+			p.arena = append(p.arena, ',')
 		}
 		p.space()
 		var err error
-		dst, err = p.value(dst, depth+1)
-		if err != nil {
+		if p.arena, err = p.value(p.arena, depth+1); err != nil {
 			return dst, err
 		}
 		p.space()
@@ -240,7 +279,8 @@ func (p *canonParser) array(dst []byte, depth int) ([]byte, error) {
 		}
 		if p.s[p.i] == ']' {
 			p.i++
-			return append(dst, ']'), nil
+			p.arena = append(p.arena, ']')
+			return append(dst, p.arena[out:]...), nil
 		}
 		return dst, p.errorf("expected ',' or ']'")
 	}

@@ -159,7 +159,7 @@ func buildTimeline(tr *triage.Trace, unfolded bool) doc {
 // sameCall reports whether two calls repeat each other: same tool, same
 // arguments as the rules' loop detector sees them, same output.
 func sameCall(a, b *triage.ToolCall) bool {
-	return a.Name == b.Name && a.Output == b.Output && a.Error == b.Error && triage.SameArgs(a.Args, b.Args, nil)
+	return a.Name == b.Name && a.Output == b.Output && a.Error == b.Error && triage.SameArgs(a.Args, b.Args)
 }
 
 func compactArgs(raw json.RawMessage) string {
