@@ -168,7 +168,9 @@ func (m *Model) askReason(it *QueueItem, code string) tea.Cmd {
 	}
 	m.pending = code
 	m.picker.traceID = it.TraceID
-	m.note.SetValue(note)
+	// A stored note may come from another store: the box draws its
+	// value raw, so it gets the visible stand-ins first.
+	m.note.SetValue(triage.Sanitize(note))
 	m.modal = modalNote
 	m.status = "why " + code + "? a reason is required (ctrl+s stores it)"
 	return m.note.Focus()

@@ -62,7 +62,9 @@ func (m *Model) handleLabelKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 			cur = d.note
 		}
 		m.picker.traceID = it.TraceID
-		m.note.SetValue(cur)
+		// A stored note may come from another store: the box draws its
+		// value raw, so it gets the visible stand-ins first.
+		m.note.SetValue(triage.Sanitize(cur))
 		m.modal = modalNote
 		return m.note.Focus(), true
 	case key.Matches(msg, km.Skip):

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -55,4 +56,18 @@ func expandTabs(s string) string {
 		col++
 	}
 	return b.String()
+}
+
+// inertKey makes typed or pasted text safe before a text box stores it.
+// The bubbles inputs drop C0 controls but keep C1 controls and bidi
+// overrides, and a reviewer pasting trace text into the filter or a note
+// pastes whatever the trace held; the boxes draw their value themselves,
+// so it has to be made inert on the way in (ESC shows as "␛").
+func inertKey(msg tea.KeyMsg) tea.KeyMsg {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 0 {
+		if s := string(msg.Runes); triage.Sanitize(s) != s {
+			msg.Runes = []rune(triage.Sanitize(s))
+		}
+	}
+	return msg
 }

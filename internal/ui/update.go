@@ -335,7 +335,7 @@ func (m Model) handleInputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(msg)
+	m.input, cmd = m.input.Update(inertKey(msg))
 	if m.inputOf == inputFilter {
 		_ = m.queue.apply(m.input.Value(), m.cfg.Blind)
 	}
@@ -372,7 +372,7 @@ func (m Model) handleNoteKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.setNote(m.picker.traceID, m.note.Value())
 	}
 	var cmd tea.Cmd
-	m.note, cmd = m.note.Update(msg)
+	m.note, cmd = m.note.Update(inertKey(msg))
 	return m, cmd
 }
 
