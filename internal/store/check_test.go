@@ -1,0 +1,38 @@
+package store
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckFindsWhatACrashCouldLeave(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		harm  []string
+		wants []string
+	}{
+		{name: "sound store"},
+		{name: "trace without its row", harm: []string{`DELETE FROM trace_rows WHERE trace_id = (SELECT min(id) FROM traces)`},
+			wants: []string{"1 traces have no stored row"}},
+		{name: "event on a missing trace", harm: []string{`PRAGMA foreign_keys = OFF`,
+			`INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (999, 'x', 'human', '2026-01-01T00:00:00Z')`},
+			wants: []string{"foreign key: label_events row 1 points at a missing traces"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := openTest(t)
+			importAll(t, db, trace("r", "T1", 0, "h1"), trace("r", "T2", 0, "h2"))
+			for _, q := range tc.harm {
+				_, err := db.db.ExecContext(ctx, q)
+				require.NoError(t, err, q)
+			}
+			got, err := db.Check(ctx)
+			require.NoError(t, err)
+			require.Equal(t, tc.wants, got)
+		})
+	}
+}
