@@ -141,20 +141,9 @@ func (a *app) runLabelsImport(ctx context.Context, path string) error {
 }
 
 func (a *app) labelEvent(ctx context.Context, db *store.DB, b []byte) (triage.LabelEvent, error) {
-	var row labelRow
-	if err := json.Unmarshal(b, &row); err != nil {
-		return triage.LabelEvent{}, fmt.Errorf("invalid label row: %v", err)
-	}
-	switch triage.LabelKind(row.Kind) {
-	case triage.KindHuman, triage.KindAdjudication, triage.KindSkip, triage.KindUndo:
-	default:
-		return triage.LabelEvent{}, fmt.Errorf("kind %q: want human, adjudication, skip or undo", row.Kind)
-	}
-	if row.Reviewer == "" {
-		return triage.LabelEvent{}, errors.New("reviewer: missing")
-	}
-	if row.CreatedAt.IsZero() {
-		return triage.LabelEvent{}, errors.New("created_at: missing (labels keep their time)")
+	row, err := parseLabelRow(b)
+	if err != nil {
+		return triage.LabelEvent{}, err
 	}
 	id, err := db.FindTrace(ctx, row.RunID, row.TaskID, row.Seed)
 	if err != nil {
@@ -170,6 +159,27 @@ func (a *app) labelEvent(ctx context.Context, db *store.DB, b []byte) (triage.La
 	}
 	return triage.LabelEvent{TraceID: id, Actor: row.Reviewer, Kind: triage.LabelKind(row.Kind), Primary: row.Primary, Secondary: row.Secondary,
 		Note: row.Note, Slice: row.Slice, TaxonomyVersion: row.TaxonomyVersion, CreatedAt: row.CreatedAt}, nil
+}
+
+// parseLabelRow decodes and checks one line of a labels file without the
+// store, so the untrusted part of `labels import` can be fuzzed alone.
+func parseLabelRow(b []byte) (labelRow, error) {
+	var row labelRow
+	if err := json.Unmarshal(b, &row); err != nil {
+		return labelRow{}, fmt.Errorf("invalid label row: %v", err)
+	}
+	switch triage.LabelKind(row.Kind) {
+	case triage.KindHuman, triage.KindAdjudication, triage.KindSkip, triage.KindUndo:
+	default:
+		return labelRow{}, fmt.Errorf("kind %q: want human, adjudication, skip or undo", row.Kind)
+	}
+	if row.Reviewer == "" {
+		return labelRow{}, errors.New("reviewer: missing")
+	}
+	if row.CreatedAt.IsZero() {
+		return labelRow{}, errors.New("created_at: missing (labels keep their time)")
+	}
+	return row, nil
 }
 
 func short(h string) string {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // fuzzSeeds adds the fixtures matching glob (cut to 64 KiB so the seed
@@ -44,6 +46,7 @@ func fuzzDecode(t *testing.T, format Format, data []byte) {
 			if r.Trace.Source != format.Name {
 				t.Fatalf("record %d: source %q", n, r.Trace.Source)
 			}
+			requireStoresBack(t, r.Trace)
 		case r.Reject != nil:
 			if r.Reject.File != "fuzz.json" || r.Reject.Reason == "" || r.Reject.Line < 1 {
 				t.Fatalf("record %d: reject without place or reason: %+v", n, r.Reject)
@@ -86,6 +89,28 @@ func FuzzClaudeCodeDecode(f *testing.F) {
 func FuzzCodexDecode(f *testing.F) {
 	fuzzSeeds(f, "codex/*.jsonl")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, CodexFormat, data) })
+}
+
+// requireStoresBack checks what import does with a harness trace: the
+// normalised row Finish stores must decode again with the stored-row
+// decoder to the same trace (as the rules and the review screen read it).
+func requireStoresBack(t *testing.T, tr *triage.Trace) {
+	t.Helper()
+	norm, err := Finish(tr)
+	if err != nil {
+		t.Fatalf("finish %s: %v", tr.Key(), err)
+	}
+	if norm == nil {
+		return
+	}
+	back, err := DecodeStored(norm, tr.RunID)
+	if err != nil {
+		t.Fatalf("stored row of %s does not decode: %v\n%s", tr.Key(), err, norm)
+	}
+	if back.Key() != tr.Key() || len(back.ToolCalls) != len(tr.ToolCalls) || back.Outcome != tr.Outcome || back.Green() != tr.Green() {
+		t.Fatalf("stored row of %s decodes to %s (%d calls, outcome %q, green %v), want %d calls, outcome %q, green %v",
+			tr.Key(), back.Key(), len(back.ToolCalls), back.Outcome, back.Green(), len(tr.ToolCalls), tr.Outcome, tr.Green())
+	}
 }
 
 // FuzzHarnessDetect checks detection never panics on any head.
