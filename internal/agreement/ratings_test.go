@@ -75,23 +75,3 @@ func TestParseRatingsLongLine(t *testing.T) {
 	_, err := ParseRatings(strings.NewReader(in), "big.jsonl")
 	require.ErrorContains(t, err, "big.jsonl:1: line longer than")
 }
-
-func FuzzParseRatings(f *testing.F) {
-	for _, s := range []string{
-		"unit,rater,label\na,b,c\n", `{"unit":"a","rater":"b","label":"c","tags":["x"]}`,
-		"a,b,c,d;e\na,c,c\n", "\xef\xbb\xbfunit,rater,label\n", "{", "\"",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, in string) {
-		rs, err := ParseRatings(strings.NewReader(in), "fuzz")
-		if err != nil {
-			return
-		}
-		// Whatever parses must compute without panicking.
-		r, err := Compute(rs, Options{Resamples: 20})
-		if err == nil {
-			require.NoError(t, WriteText(&strings.Builder{}, r))
-		}
-	})
-}
