@@ -132,10 +132,7 @@ func (r *Redactor) pass(s string) string {
 			i += j + len(sen)
 		}
 	}
-	var low string // the ASCII-lowered s, built once when a folding detector needs it
-	for d := range detectors {
-		spans = detectors[d].find(s, &low, spans)
-	}
+	spans = appendDetected(s, spans)
 	spans = appendPrivateKeys(s, spans)
 	if len(spans) == 0 {
 		return s
@@ -238,38 +235,87 @@ type detector struct {
 // reaches the window's end is looked for again in a window twice as long.
 const window = 512
 
-func (d *detector) find(s string, low *string, spans []span) []span {
-	hay := s
-	if d.fold {
-		if *low == "" {
-			*low = asciiLower(s)
-		}
-		hay = *low
+// trigger is one literal that starts a detector's match.
+type trigger struct {
+	lit string
+	det int // index into detectors
+}
+
+// triggersByByte maps a byte to the triggers that can start with it
+// (both cases of a folded trigger's first letter), so one scan of the text
+// finds every detector's candidates: a byte no trigger starts with costs
+// one table look-up.
+var triggersByByte = func() (t [256][]trigger) {
+	if len(detectors) > maxDetectors {
+		panic("triage: more detectors than maxDetectors")
 	}
-	for _, t := range d.triggers {
-		for i := 0; ; {
-			j := strings.Index(hay[i:], t)
-			if j < 0 {
-				break
+	for d := range detectors {
+		for _, lit := range detectors[d].triggers {
+			c := lit[0]
+			t[c] = append(t[c], trigger{lit, d})
+			if detectors[d].fold && c >= 'a' && c <= 'z' {
+				t[c-'a'+'A'] = append(t[c-'a'+'A'], trigger{lit, d})
 			}
-			at := i + j
-			i = at + len(t)
-			if d.boundary && at > 0 && isAlnum(s[at-1]) {
+		}
+	}
+	return t
+}()
+
+// maxDetectors sizes appendDetected's per-detector state on the stack.
+const maxDetectors = 16
+
+// appendDetected scans s once and appends every detector's matches.
+func appendDetected(s string, spans []span) []span {
+	// next[d] is where detector d may match again: matches of one
+	// detector never overlap.
+	var next [maxDetectors]int
+	for i := 0; i < len(s); i++ {
+		ts := triggersByByte[s[i]]
+		if ts == nil {
+			continue
+		}
+		for _, t := range ts {
+			d := &detectors[t.det]
+			if i < next[t.det] || !hasPrefix(s[i:], t.lit, d.fold) {
 				continue
 			}
-			loc := d.match(s[at:])
+			if d.boundary && i > 0 && isAlnum(s[i-1]) {
+				continue
+			}
+			loc := d.match(s[i:])
 			if loc == nil {
 				continue
 			}
-			start, end := at+loc[2*d.group], at+loc[2*d.group+1]
-			if start < 0 || start == end || (d.accept != nil && !d.accept(s[start:end])) {
+			start, end := i+loc[2*d.group], i+loc[2*d.group+1]
+			if loc[2*d.group] < 0 || start == end || (d.accept != nil && !d.accept(s[start:end])) {
 				continue
 			}
 			spans = append(spans, span{start, end, d.kind})
-			i = max(i, at+loc[1])
+			next[t.det] = i + loc[1]
 		}
 	}
 	return spans
+}
+
+// hasPrefix reports whether s starts with lit, ignoring ASCII case when
+// fold is set (lit is then lower case).
+func hasPrefix(s, lit string, fold bool) bool {
+	if len(s) < len(lit) {
+		return false
+	}
+	if !fold {
+		return s[:len(lit)] == lit
+	}
+	for k := 0; k < len(lit); k++ {
+		c := s[k]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lit[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // match runs the anchored expression on growing windows of s until the
@@ -401,18 +447,6 @@ func hasNonLetter(s string) bool {
 
 func notAllDigits(s string) bool {
 	return strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) >= 0
-}
-
-// asciiLower lowers ASCII letters only, so byte offsets in the result are
-// offsets in s (strings.ToLower may change a UTF-8 string's length).
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
 
 // asciiJSON spells s as a JSON string body the way Python's json.dumps
