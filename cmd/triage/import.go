@@ -70,6 +70,11 @@ Exit status: 0 all clean, 3 some lines rejected, 1 an input could not be read
 }
 
 func (a *app) runImport(ctx context.Context, o importOpts, args []string) error {
+	// A mistyped --format is a usage error, caught before the store is
+	// created and before any file is opened.
+	if _, ok := ingest.Lookup(o.format); !ok && o.format != "auto" && o.format != "" {
+		return usageErr("--format %q: unknown format (known: auto, %s)", o.format, strings.Join(ingest.FormatNames(), ", "))
+	}
 	files, err := ingest.Expand(args)
 	if err != nil {
 		return &exitErr{code: exitError, err: err}
@@ -187,7 +192,9 @@ func (a *app) importFile(ctx context.Context, im *store.Import, path, format str
 		}
 		return nil
 	}
+	records := 0
 	err = ingest.Decode(ctx, in, format, opts, func(r ingest.Record) error {
+		records++
 		if r.Reject != nil {
 			return reject(r.Reject.File, r.Reject.Line, r.Reject.Reason, r.Reject.Raw)
 		}
@@ -207,10 +214,19 @@ func (a *app) importFile(ctx context.Context, im *store.Import, path, format str
 	// An input cut short (a truncated gzip stream, an I/O error) keeps
 	// what was read before the cut, and the cut is filed as a reject.
 	if re, ok := errors.AsType[*ingest.ReadError](err); ok {
+		if re.Line == 0 {
+			// Nothing was read: the cut is at the very start, line 1.
+			return reject(in.Name, 1, fmt.Sprintf("input unreadable from its first line: %v", re.Err), nil)
+		}
 		return reject(in.Name, re.Line, fmt.Sprintf("input truncated or unreadable after this line: %v", re.Err), nil)
 	}
 	if he, ok := errors.AsType[*ingest.HarnessError](err); ok {
 		return reject(in.Name, he.Line, fmt.Sprintf("input truncated or unreadable at byte %d: %v", he.Offset, he.Err), nil)
+	}
+	if err == nil && records == 0 {
+		// Not an error (an empty export is a valid "nothing new"), but a
+		// file emptied by a failed copy should not pass unnoticed.
+		fmt.Fprintf(a.stderr, "triage: warning: %s: empty, no traces in it\n", in.Name)
 	}
 	return err
 }

@@ -97,7 +97,7 @@ func decodeClaude(ctx context.Context, src Source, emit func(Record) error) erro
 		}
 		var l claudeLine
 		if err := json.Unmarshal(line, &l); err != nil {
-			return emit(lineReject(src, n, line, "%s", lineJSONReason(err, last)))
+			return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
 		}
 		lines++
 		b.add(&l)

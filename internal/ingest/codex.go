@@ -81,11 +81,11 @@ func decodeCodex(ctx context.Context, src Source, emit func(Record) error) error
 		}
 		var l codexLine
 		if err := json.Unmarshal(line, &l); err != nil {
-			return emit(lineReject(src, n, line, "%s", lineJSONReason(err, last)))
+			return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
 		}
 		var p codexPayload
 		if err := json.Unmarshal(l.Payload, &p); err != nil {
-			return emit(lineReject(src, n, line, "payload: %v", err))
+			return emit(lineReject(src, n, line, "payload: %s", triage.DescribeJSONError(nil, err)))
 		}
 		lines++
 		b.add(&l, &p)

@@ -87,6 +87,11 @@ func explainJSONErr(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return fmt.Errorf("truncated input: unexpected end of JSON")
 	}
+	// A type mismatch names the field and both types in JSON words, not
+	// Go's struct and type names.
+	if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return errors.New(triage.DescribeJSONError(nil, err))
+	}
 	return err
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // maxHarnessLine bounds one JSONL line of a harness log; a longer line is
@@ -86,9 +88,10 @@ func lineReject(src Source, n int, raw []byte, format string, a ...any) Record {
 
 // lineJSONReason explains a line that did not parse; an unterminated last
 // line is most likely a log cut off mid-write.
-func lineJSONReason(err error, last bool) string {
+func lineJSONReason(line []byte, err error, last bool) string {
+	msg := triage.DescribeJSONError(line, err)
 	if last {
-		return fmt.Sprintf("truncated last line (no newline): %v", err)
+		return "truncated last line (no newline): " + msg
 	}
-	return fmt.Sprintf("invalid JSON: %v", err)
+	return msg
 }

@@ -190,14 +190,14 @@ func TestHarnessMalformed(t *testing.T) {
 		reason string
 	}{
 		{SWEAgentFormat, `{"environment":"main","trajectory":5}`, "trajectory: want a JSON array, found a number"},
-		{SWEAgentFormat, `{"trajectory":[{"action": 7}]}`, "cannot unmarshal number"},
+		{SWEAgentFormat, `{"trajectory":[{"action": 7}]}`, "action: want a string, got number"},
 		{SWEAgentFormat, `{"trajectory":[] "info":{}}`, "invalid character"},
 		{MiniSWEAgentFormat, `{"messages":{"role":"user"}}`, "messages: want a JSON array, found '{'"},
 		{MiniSWEAgentFormat, `["not", "an", "object"]`, "trajectory file: want a JSON object"},
 		{InspectFormat, `{"version":2,"eval":{"task":"t"},"samples":7}`, "samples: want a JSON array"},
 		{InspectFormat, `{"version":2,"eval":{"task":"t"}}`, "holds no samples"},
 		{InspectFormat, "PK\x03\x04garbage", "not a readable .eval archive"},
-		{OpenHandsFormat, `[{"id":"x","timestamp":"t","source":"agent","action":"run"}]`, "cannot unmarshal string"},
+		{OpenHandsFormat, `[{"id":"x","timestamp":"t","source":"agent","action":"run"}]`, "id: want an integer, got string"},
 		{OpenHandsFormat, `[{"id":1,"timestamp":"t","source":"agent","action":"run"},]`, "invalid character"},
 	}
 	for _, tc := range tests {

@@ -33,6 +33,12 @@ func detectMini(name string, head []byte) bool {
 	if !ok {
 		return false
 	}
+	// A trajectory cut off inside its leading info block still names
+	// itself by its file name; detecting it lets the decoder say where it
+	// was cut instead of "not a trace file".
+	if info.Value == nil && info.Kind == '{' && strings.HasSuffix(name, ".traj.json") {
+		return true
+	}
 	// The format key is written last; the info block (first) names the
 	// agent when the head ends inside the messages.
 	var in struct {

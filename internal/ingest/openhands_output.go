@@ -45,7 +45,7 @@ func decodeOpenHandsOutput(ctx context.Context, src Source, emit func(Record) er
 		}
 		var o ohOutput
 		if err := json.Unmarshal(line, &o); err != nil {
-			return emit(lineReject(src, n, line, "%s", lineJSONReason(err, last)))
+			return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
 		}
 		t, reason := ohOutputTrace(src, &o)
 		if t == nil {
@@ -72,7 +72,7 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 		if len(h) > 0 && h[0] == '[' {
 			var pair []ohEvent
 			if err := json.Unmarshal(h, &pair); err != nil {
-				return nil, "history: " + err.Error()
+				return nil, "history: " + triage.DescribeJSONError(nil, err)
 			}
 			for _, e := range pair {
 				b.add(e)
@@ -81,7 +81,7 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 		}
 		var e ohEvent
 		if err := json.Unmarshal(h, &e); err != nil {
-			return nil, "history: " + err.Error()
+			return nil, "history: " + triage.DescribeJSONError(nil, err)
 		}
 		b.add(e)
 	}
