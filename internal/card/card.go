@@ -291,7 +291,7 @@ func (c *Card) MarshalIndent() ([]byte, error) {
 
 // Write writes the card as indented JSON to w.
 func (c *Card) Write(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(triage.InertJSON(w))
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(c); err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // CompareOptions relax Compare's refusal.
@@ -256,7 +258,7 @@ func compareGrid(c *Comparison, a, b *Card) {
 
 // WriteCompareJSON writes the comparison as indented JSON.
 func WriteCompareJSON(w io.Writer, c *Comparison) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(triage.InertJSON(w))
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(c); err != nil {
