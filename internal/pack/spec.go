@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -232,6 +233,15 @@ func jsonErr(data []byte, err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		return te.Error()
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if len(bytes.TrimSpace(data)) == 0 {
+			return "empty file"
+		}
+		// A document cut short: the end of the file is where it broke.
+		line := bytes.Count(data, []byte("\n")) + 1
+		col := len(data) - bytes.LastIndexByte(data, '\n')
+		return fmt.Sprintf("line %d, column %d: unexpected end of file (cut short?)", line, col)
 	}
 	return err.Error()
 }

@@ -44,6 +44,9 @@ func (l *taskLoader) readSettings(t *triage.Task) {
 		l.add(LevelError, TaskFile, "", "want a JSON object, got %s", typeName(doc))
 		return
 	}
+	for _, d := range duplicateKeys(data) {
+		l.add(LevelError, TaskFile, d.key, "appears twice (lines %d and %d): the second would silently replace the first", d.first, d.again)
+	}
 	var unknown []string
 	for k := range m {
 		if !known(k) {
@@ -143,6 +146,46 @@ func (l *taskLoader) nonEmpty(m map[string]any, key string) []string {
 			continue
 		}
 		out = append(out, s)
+	}
+	return out
+}
+
+// dupKey is a top-level key of task.json written twice, with both lines.
+type dupKey struct {
+	key          string
+	first, again int
+}
+
+// duplicateKeys finds top-level keys that occur more than once. JSON
+// decoders keep the last value, so {"sentinels": [...], "sentinels": []}
+// would silently drop the guard probes; task.json is hand-written, so this
+// is a mistake worth naming. data must already be known to be valid JSON.
+func duplicateKeys(data []byte) []dupKey {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	seen := map[string]int{}
+	var out []dupKey
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		k, ok := tok.(string)
+		if !ok {
+			return out
+		}
+		line := bytes.Count(data[:dec.InputOffset()], []byte("\n")) + 1
+		if first, dup := seen[k]; dup {
+			out = append(out, dupKey{key: k, first: first, again: line})
+		} else {
+			seen[k] = line
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return out
+		}
 	}
 	return out
 }
