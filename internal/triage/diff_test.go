@@ -40,21 +40,3 @@ func TestParseDiffPlain(t *testing.T) {
 	require.Equal(t, "b.go", files[1].Path())
 	require.Equal(t, 6, files[1].Hunks[0].Lines[0].NewNo)
 }
-
-func FuzzParseDiff(f *testing.F) {
-	f.Add("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n")
-	f.Add("@@ -1 +1 @@\n")
-	f.Add("--- \n+++ \n@@ -99999999999,1 +1,-1 @@\n")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, fd := range ParseDiff(s) {
-			_ = fd.Paths()
-			for _, h := range fd.Hunks {
-				for _, l := range h.Lines {
-					if l.Kind != LineAdded && l.Kind != LineRemoved && l.Kind != LineContext {
-						t.Fatalf("bad kind %q", l.Kind)
-					}
-				}
-			}
-		}
-	})
-}
