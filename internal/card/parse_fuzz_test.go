@@ -1,6 +1,7 @@
 package card
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 // FuzzParse feeds arbitrary bytes to the card reader that `verify` and
 // `compare` use: no input may panic, a rejection wraps ErrBadCard, and an
 // accepted card writes out in a form that parses back to the same card
-// (writing it twice gives the same bytes). Verify runs on it too.
+// (writing it twice gives the same bytes). Verify is deterministic, says
+// something in each problem, and never passes a card Parse rejects.
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(seedCard))
 	f.Add([]byte(`{"n_tasks":1,"n_tasks":2}`))
@@ -18,9 +20,18 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"taxonomy":"\u001b]0;t\u0007","models":[null,{}]}`))
 	f.Add([]byte(`{} {}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = Verify(data, "")
+		var probe struct {
+			Hash string `json:"dataset_sha256"`
+		}
+		_ = json.Unmarshal(data, &probe)
+		ps := Verify(data, probe.Hash)
+		require.Equal(t, ps, Verify(data, probe.Hash), "Verify is deterministic")
+		for _, p := range ps {
+			require.NotEmpty(t, p.Message, "problem at %q says nothing", p.Path)
+		}
 		c, err := Parse(data)
 		if err != nil {
+			require.NotEmpty(t, ps, "Verify passed a card Parse rejects: %v", err)
 			require.True(t, errors.Is(err, ErrBadCard), "error %v does not wrap ErrBadCard", err)
 			require.Nil(t, c)
 			return
