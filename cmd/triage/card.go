@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -76,11 +77,24 @@ Once the run has traces its controls cannot change: start a new run instead.`,
 
 func (a *app) runCardInit(ctx context.Context, o cardInitOpts) error {
 	if o.pack != "" {
-		h, err := pack.Hash(o.pack)
+		// Freezing a pack the rules cannot read (a broken task.json, an
+		// unparsable spec) would publish a hash for a benchmark nobody can
+		// label correctly: its problems are named here, before any trace.
+		pk, probs, err := pack.Load(o.pack)
 		if err != nil {
 			return err
 		}
-		o.c.DatasetSHA256, o.c.PackDir = h, o.pack
+		if n := pack.Errors(probs); n > 0 {
+			var lines []string
+			for _, p := range probs {
+				if p.Level == pack.LevelError {
+					lines = append(lines, "  "+p.String())
+				}
+			}
+			return fmt.Errorf("pack %s has %d problems, so its controls cannot be frozen (see triage pack check %s):\n%s",
+				o.pack, n, o.pack, strings.Join(lines, "\n"))
+		}
+		o.c.DatasetSHA256, o.c.PackDir = pk.SHA256, o.pack
 	}
 	db, err := a.createStore(ctx)
 	if err != nil {

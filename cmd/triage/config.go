@@ -30,11 +30,12 @@ func (a *app) taxonomy() (*triage.Taxonomy, error) {
 	}
 	format, err := rules.FormatFromName(path)
 	if err != nil {
-		return nil, fmt.Errorf("taxonomy %s: %w", path, err)
+		return nil, err // it names the file already
 	}
 	t, err := rules.ParseTaxonomy(data, format)
 	if err != nil {
-		return nil, fmt.Errorf("taxonomy %s: %w", path, err)
+		// "FILE: taxonomy: KEY PATH: what", the shape of every input error.
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	t.Version = rules.Version(t)
 	return t, nil

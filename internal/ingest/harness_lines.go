@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -91,7 +92,7 @@ func lineReject(src Source, n int, raw []byte, format string, a ...any) Record {
 func lineJSONReason(line []byte, err error, last bool) string {
 	msg := triage.DescribeJSONError(line, err)
 	if last {
-		return "truncated last line (no newline): " + msg
+		return "truncated last line (no newline): " + strings.TrimPrefix(msg, "truncated: ")
 	}
 	return msg
 }

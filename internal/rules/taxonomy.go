@@ -134,7 +134,8 @@ func ParseTaxonomy(data []byte, format string) (*triage.Taxonomy, error) {
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&f); err != nil {
-			return nil, fmt.Errorf("taxonomy: %w", err)
+			// Field path, JSON types and line, not Go's struct names.
+			return nil, fmt.Errorf("taxonomy: %s", triage.DescribeJSONError(data, err))
 		}
 		if dec.More() {
 			return nil, errors.New("taxonomy: unexpected data after the JSON object")
