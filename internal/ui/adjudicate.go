@@ -105,7 +105,7 @@ func (m *Model) adjudicating() bool { return m.adj != nil }
 
 // loadDisputesCmd fetches the adjudication queue.
 func (m *Model) loadDisputesCmd(gen int) tea.Cmd {
-	st, ctx := m.adj, m.ctx
+	st, ctx, rd := m.adj, m.ctx, m.cfg.Redactor
 	q := DisagreementQuery{Slice: m.cfg.Slice, Adjudicator: m.cfg.Reviewer, All: m.showAll}
 	return func() tea.Msg {
 		ds, err := st.Disagreements(ctx, q)
@@ -117,6 +117,8 @@ func (m *Model) loadDisputesCmd(gen int) tea.Cmd {
 			msg.items[i] = ds[i].QueueItem
 			msg.reviews[ds[i].TraceID] = ds[i].Reviews
 		}
+		redactItems(rd, msg.items)
+		redactReviews(rd, msg.reviews)
 		return msg
 	}
 }

@@ -11,12 +11,13 @@ import (
 // loadQueueCmd fetches the queue. Blind mode is passed to the store so the
 // rules' output never even leaves it.
 func (m *Model) loadQueueCmd(gen int) tea.Cmd {
-	st, ctx, q := m.store, m.ctx, m.queueQuery()
+	st, ctx, q, rd := m.store, m.ctx, m.queueQuery(), m.cfg.Redactor
 	return func() tea.Msg {
 		items, err := st.Queue(ctx, q)
 		if err != nil {
 			return errMsg{what: "load queue", err: err}
 		}
+		redactItems(rd, items)
 		return queueLoadedMsg{gen: gen, items: items}
 	}
 }
@@ -29,7 +30,7 @@ func (m *Model) queueQuery() QueueQuery {
 // In blind mode it does not ask for the verdict nor for other reviewers'
 // labels, so nothing the screen could leak is ever in memory.
 func (m *Model) loadTraceCmd(id int64, gen int) tea.Cmd {
-	st, ctx, blind, reviewer := m.store, m.ctx, m.cfg.Blind, m.cfg.Reviewer
+	st, ctx, blind, reviewer, rd := m.store, m.ctx, m.cfg.Blind, m.cfg.Reviewer, m.cfg.Redactor
 	return func() tea.Msg {
 		msg := traceLoadedMsg{id: id, gen: gen}
 		fail := func(what string, err error) tea.Msg {
@@ -56,6 +57,7 @@ func (m *Model) loadTraceCmd(id int64, gen int) tea.Cmd {
 		if msg.history, err = st.History(ctx, id, actor); err != nil {
 			return fail("load labels", err)
 		}
+		redactLoaded(rd, &msg)
 		return msg
 	}
 }

@@ -35,6 +35,10 @@ type Config struct {
 	KeyMap *KeyMap
 	// Now stamps label events; nil means time.Now. Tests inject a clock.
 	Now func() time.Time
+	// Redactor masks sentinels and secrets in everything shown
+	// (--redact); the trace's task adds its own sentinels. Nil shows
+	// text as stored.
+	Redactor *triage.Redactor
 }
 
 type screenID int

@@ -273,7 +273,9 @@ func (m Model) traceHeader() string {
 		}
 		l3 = append(l3, lbl(who)+st.Trace.Mine.Render(sanitizeLine(mine)))
 		if it.Note != "" {
-			l3 = append(l3, lbl(what)+sanitizeLine(firstLine(it.Note)))
+			// The note stays as stored (a new label writes it back), so
+			// --redact masks its one shown line here.
+			l3 = append(l3, lbl(what)+sanitizeLine(firstLine(m.cfg.Redactor.String(it.Note))))
 		}
 	}
 	if !m.cfg.Blind && v.verdict != nil {
