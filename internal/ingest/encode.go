@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -34,6 +35,9 @@ func Finish(t *triage.Trace) (norm []byte, err error) {
 	if t.Source == "jsonl" && t.Raw != nil {
 		return nil, nil
 	}
+	// A harness's run id may come from a directory name, which need not be
+	// UTF-8: keep the column and the stored row (JSON) the same.
+	t.RunID = strings.ToValidUTF8(t.RunID, "\uFFFD")
 	norm, err = EncodeRow(t)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -149,7 +150,10 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 		return err
 	}
 	if t.RunID == "" {
-		t.RunID = defaultRun
+		// The default comes from --run or the file's name, which need not
+		// be UTF-8; the stored row, exports and labels carry it as JSON,
+		// so it is made valid here once rather than changed on the way out.
+		t.RunID = strings.ToValidUTF8(defaultRun, "\uFFFD")
 	}
 	if s := v.Get("seed"); s != nil && s.Type() != fastjson.TypeNull {
 		n, err := intValue("seed", s)
