@@ -250,7 +250,8 @@ func (a *app) runCompare(ctx context.Context, x, y string, force, asJSON bool) e
 			return err
 		}
 		if cmp, err = card.Compare(ca, cb, opts); err != nil {
-			return err
+			// A refusal names the two files it compared (A and B).
+			return fmt.Errorf("compare A=%s B=%s: %w", x, y, err)
 		}
 	} else {
 		tax, err := a.taxonomy()

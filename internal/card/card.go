@@ -308,7 +308,8 @@ func Parse(data []byte) (*Card, error) {
 	}
 	var c Card
 	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadCard, err)
+		// The key path and JSON types, not Go's struct and type names.
+		return nil, fmt.Errorf("%w: %s", ErrBadCard, triage.DescribeJSONError(data, err))
 	}
 	return &c, nil
 }

@@ -3,7 +3,10 @@ package card
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // Count is one named count in an ordered count map.
@@ -95,10 +98,17 @@ func walkObject(data []byte, fn func(key string, raw json.RawMessage) error) err
 	dec.UseNumber()
 	tok, err := dec.Token()
 	if err != nil {
-		return err
+		return errors.New(triage.DescribeJSONError(data, err))
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("want a JSON object, got %v", tok)
+		got := fmt.Sprint(tok)
+		switch tok {
+		case json.Delim('['):
+			got = "an array"
+		case nil:
+			got = "null"
+		}
+		return fmt.Errorf("want a JSON object, got %s", got)
 	}
 	for dec.More() {
 		tok, err := dec.Token()
@@ -111,7 +121,7 @@ func walkObject(data []byte, fn func(key string, raw json.RawMessage) error) err
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("%s: %w", key, err)
+			return fmt.Errorf("%s: %s", key, triage.DescribeJSONError(data, err))
 		}
 		if err := fn(key, raw); err != nil {
 			return err
