@@ -391,3 +391,37 @@ func TestPrefixOfEachCatchesGaps(t *testing.T) {
 		require.Equal(t, tc.ok, err == nil, "%v: %v", tc.notes, err)
 	}
 }
+
+// TestOpenDoesNotWaitForAWriter: opening a migrated store must not need
+// the write lock, or every list command and review screen started during
+// a long import (one transaction a file) would wait for it, and fail with
+// "database is locked" once busy_timeout ran out.
+func TestOpenDoesNotWaitForAWriter(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "t.db")
+	db, err := Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	im, err := db.BeginImport(ctx, func(Added) error { return nil })
+	require.NoError(t, err)
+	defer im.Rollback()
+	require.NoError(t, im.Add(ctx, trace("r", "T1", 0, "h1"), nil, "f.jsonl", 1))
+	require.NoError(t, im.Flush(ctx))
+
+	opened := make(chan error, 1)
+	go func() {
+		other, err := Open(ctx, path, testDecode)
+		if err == nil {
+			_, err = other.Summaries(ctx, "")
+			other.Close()
+		}
+		opened <- err
+	}()
+	select {
+	case err := <-opened:
+		require.NoError(t, err)
+	case <-time.After(3 * time.Second):
+		t.Fatal("Open waited for the import's write lock")
+	}
+}
