@@ -16,7 +16,7 @@ import (
 
 type adjudicateOpts struct {
 	adjudicator, keys string
-	noMouse           bool
+	noMouse, redact   bool
 }
 
 func newAdjudicateCmd(a *app) *cobra.Command {
@@ -39,6 +39,7 @@ u undoes, A shows the slice's agreement figures. Press ? for every key.`,
 	f.StringVar(&o.adjudicator, "adjudicator", os.Getenv("TRIAGE_REVIEWER"), "your name, recorded on every adjudication (default $TRIAGE_REVIEWER)")
 	f.StringVar(&o.keys, "keys", os.Getenv("TRIAGE_KEYS"), "TOML file overriding key bindings")
 	f.BoolVar(&o.noMouse, "no-mouse", false, "do not capture the mouse (keeps the terminal's own selection)")
+	f.BoolVar(&o.redact, "redact", false, redactFlagUsage)
 	return cmd
 }
 
@@ -59,6 +60,9 @@ func (a *app) runAdjudicate(ctx context.Context, slice string, o adjudicateOpts)
 		return fmt.Errorf("slice %s: %w", slice, err)
 	}
 	cfg := ui.Config{Reviewer: o.adjudicator, Slice: slice, Taxonomy: tax, Mouse: !o.noMouse}
+	if cfg.Redactor, err = storeRedactor(ctx, db, o.redact); err != nil {
+		return err
+	}
 	if o.keys != "" {
 		km, err := loadKeys(o.keys)
 		if err != nil {

@@ -86,7 +86,7 @@ func (a *app) runDemo(ctx context.Context, reviewer string) error {
 	}
 	fmt.Fprintf(a.stderr, "rules: %s", buf.String())
 	if !a.isTerminal(a.stdout) {
-		return a.runReport(ctx, c.RunID, "text", "", 100)
+		return a.runReport(ctx, c.RunID, "text", "", 100, false)
 	}
 	if reviewer == "" {
 		reviewer = os.Getenv("TRIAGE_REVIEWER")

@@ -39,16 +39,18 @@ func newLabelsCmd(a *app) *cobra.Command {
 		Short: "Move reviewers' labels between stores, losslessly and idempotently",
 	}
 	var reviewer, slice string
+	var redact bool
 	export := &cobra.Command{
 		Use:   "export [--reviewer A] [--slice NAME]",
 		Short: "Write human and adjudication label events as JSONL (undo and skip included)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runLabelsExport(cmd.Context(), reviewer, slice)
+			return a.runLabelsExport(cmd.Context(), reviewer, slice, redact)
 		},
 	}
 	export.Flags().StringVar(&reviewer, "reviewer", "", "only this reviewer's events")
 	export.Flags().StringVar(&slice, "slice", "", "only events on this slice's traces")
+	export.Flags().BoolVar(&redact, "redact", false, redactFlagUsage)
 	export.Flags().Bool("json", true, "JSONL output (the only format; accepted for symmetry)")
 	imp := &cobra.Command{
 		Use:   "import FILE | -",
@@ -62,13 +64,17 @@ func newLabelsCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-func (a *app) runLabelsExport(ctx context.Context, reviewer, slice string) error {
+func (a *app) runLabelsExport(ctx context.Context, reviewer, slice string, redact bool) error {
 	db, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	evs, err := db.HumanEvents(ctx, reviewer, slice)
+	if err != nil {
+		return err
+	}
+	rd, err := storeRedactor(ctx, db, redact)
 	if err != nil {
 		return err
 	}
@@ -81,7 +87,7 @@ func (a *app) runLabelsExport(ctx context.Context, reviewer, slice string) error
 			sec = []string{}
 		}
 		if err := enc.Encode(labelRow{RunID: x.RunID, TaskID: x.TaskID, Seed: x.Seed, ContentHash: x.ContentHash, Reviewer: e.Actor,
-			Kind: string(e.Kind), Primary: e.Primary, Secondary: sec, Note: e.Note, Slice: e.Slice, TaxonomyVersion: e.TaxonomyVersion,
+			Kind: string(e.Kind), Primary: e.Primary, Secondary: sec, Note: rd.String(e.Note), Slice: e.Slice, TaxonomyVersion: e.TaxonomyVersion,
 			CreatedAt: e.CreatedAt}); err != nil {
 			return err
 		}

@@ -81,6 +81,7 @@ func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *tria
 func newCardExportCmd(a *app) *cobra.Command {
 	var run, out string
 	var opts card.Options
+	var redact bool
 	cmd := &cobra.Command{
 		Use:   "export --run R [--out card.json]",
 		Short: "Export the run's adjudicated benchmark card (the seed's keys, in order)",
@@ -90,19 +91,20 @@ the run has no traces, a control is missing, leftovers are unresolved or the tax
 is not trusted (see --allow-unresolved and --allow-untrusted, which the card then states).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runCardExport(cmd.Context(), run, out, opts)
+			return a.runCardExport(cmd.Context(), run, out, opts, redact)
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "run to publish (required)")
 	cmd.Flags().StringVar(&out, "out", "", "write the card to this file instead of stdout")
 	cmd.Flags().BoolVar(&opts.AllowUnresolved, "allow-unresolved", false, "count unresolved leftovers under \"unresolved\" instead of refusing")
 	cmd.Flags().BoolVar(&opts.AllowUntrusted, "allow-untrusted", false, "export with \"taxonomy_trusted\": false instead of refusing")
+	cmd.Flags().BoolVar(&redact, "redact", false, redactFlagUsage)
 	_ = cmd.MarkFlagRequired("run")
 	return cmd
 }
 
-func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Options) error {
-	in, err := a.loadCardInput(ctx, run)
+func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Options, redact bool) error {
+	in, err := a.loadCardInput(ctx, run, redact)
 	if err != nil {
 		return err
 	}
@@ -164,6 +166,7 @@ func newCardVerifyCmd(a *app) *cobra.Command {
 func newReportCmd(a *app) *cobra.Command {
 	var run, format, out string
 	var width int
+	var redact bool
 	cmd := &cobra.Command{
 		Use:   "report [--run R] [--format text|md|json|html]",
 		Short: "The failure mix, both pass rates, the per-task grid, typed outcomes and costs",
@@ -173,9 +176,9 @@ func newReportCmd(a *app) *cobra.Command {
 				format = "json"
 			}
 			if tui, _ := cmd.Flags().GetBool("tui"); tui {
-				return a.showReportTUI(cmd.Context(), run)
+				return a.showReportTUI(cmd.Context(), run, redact)
 			}
-			return a.runReport(cmd.Context(), run, format, out, width)
+			return a.runReport(cmd.Context(), run, format, out, width, redact)
 		},
 	}
 	cmd.Flags().StringVar(&run, "run", "", "only this run")
@@ -184,12 +187,13 @@ func newReportCmd(a *app) *cobra.Command {
 	cmd.Flags().Bool("tui", false, "show the mix and the per-task grid full screen")
 	cmd.Flags().StringVar(&out, "out", "", "write to this file instead of stdout")
 	cmd.Flags().IntVar(&width, "width", 0, "text width (default: the terminal's, or 100)")
+	cmd.Flags().BoolVar(&redact, "redact", false, redactFlagUsage)
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"text", "md", "json", "html"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-func (a *app) runReport(ctx context.Context, run, format, out string, width int) error {
-	in, err := a.loadCardInput(ctx, run)
+func (a *app) runReport(ctx context.Context, run, format, out string, width int, redact bool) error {
+	in, err := a.loadCardInput(ctx, run, redact)
 	if err != nil {
 		return err
 	}
@@ -307,8 +311,8 @@ func packHash(dir string) (string, error) {
 }
 
 // loadCardInput opens the store and gathers one run's card input under
-// the current taxonomy.
-func (a *app) loadCardInput(ctx context.Context, run string) (card.Input, error) {
+// the current taxonomy, masked for --redact when redact is set.
+func (a *app) loadCardInput(ctx context.Context, run string, redact bool) (card.Input, error) {
 	tax, err := a.taxonomy()
 	if err != nil {
 		return card.Input{}, err
@@ -318,5 +322,13 @@ func (a *app) loadCardInput(ctx context.Context, run string) (card.Input, error)
 		return card.Input{}, err
 	}
 	defer db.Close()
-	return a.cardInput(ctx, db, run, tax)
+	in, err := a.cardInput(ctx, db, run, tax)
+	if err != nil {
+		return in, err
+	}
+	rd, err := storeRedactor(ctx, db, redact)
+	if err != nil {
+		return in, err
+	}
+	return redactCardInput(in, rd), nil
 }

@@ -15,7 +15,7 @@ import (
 
 type reviewOpts struct {
 	reviewer, run, slice, keys string
-	noMouse, all               bool
+	noMouse, all, redact       bool
 }
 
 func newReviewCmd(a *app) *cobra.Command {
@@ -41,6 +41,7 @@ Key bindings can be changed in a TOML file given with --keys (or $TRIAGE_KEYS).`
 	f.StringVar(&o.keys, "keys", os.Getenv("TRIAGE_KEYS"), "TOML file overriding key bindings")
 	f.BoolVar(&o.all, "all", false, "review every trace of the run, not only the leftovers (spot-check the rules)")
 	f.BoolVar(&o.noMouse, "no-mouse", false, "do not capture the mouse (keeps the terminal's own selection)")
+	f.BoolVar(&o.redact, "redact", false, redactFlagUsage+" (for a shared screen)")
 	return cmd
 }
 
@@ -63,6 +64,9 @@ func (a *app) runReview(ctx context.Context, o reviewOpts) error {
 		}
 	}
 	cfg := ui.Config{Reviewer: o.reviewer, RunID: o.run, Slice: o.slice, Blind: o.slice != "", All: o.all, Taxonomy: tax, Mouse: !o.noMouse}
+	if cfg.Redactor, err = storeRedactor(ctx, db, o.redact); err != nil {
+		return err
+	}
 	if o.keys != "" {
 		km, err := loadKeys(o.keys)
 		if err != nil {

@@ -21,11 +21,11 @@ func (a *app) showAgreementTUI(ctx context.Context, rep *agreement.Report, title
 
 // showReportTUI shows a run's report full screen (`report --tui`): the
 // failure mix as bars and the per-task × seed grid as coloured cells.
-func (a *app) showReportTUI(ctx context.Context, run string) error {
+func (a *app) showReportTUI(ctx context.Context, run string, redact bool) error {
 	if !a.isTerminal(a.stdout) {
 		return errors.New("--tui needs a terminal (stdout is not one); drop --tui for the text report")
 	}
-	in, err := a.loadCardInput(ctx, run)
+	in, err := a.loadCardInput(ctx, run, redact)
 	if err != nil {
 		return err
 	}
