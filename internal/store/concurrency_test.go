@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -424,4 +425,27 @@ func TestOpenDoesNotWaitForAWriter(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Fatal("Open waited for the import's write lock")
 	}
+}
+
+// TestBusyStoreSaysSo: when another process holds the write lock past the
+// busy timeout, the error a writer gets names the cause (ErrBusy), not
+// SQLite's "database is locked".
+func TestBusyStoreSaysSo(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	im, err := db.BeginImport(ctx, func(Added) error { return nil })
+	require.NoError(t, err)
+	defer im.Rollback()
+
+	// A second connection that does not wait, so the test need not sit
+	// out the store's ten-second timeout.
+	impatient, err := sql.Open("sqlite", "file:"+db.Path()+"?_pragma=busy_timeout(0)&_txlock=immediate")
+	require.NoError(t, err)
+	defer impatient.Close()
+	_, err = impatient.BeginTx(ctx, nil)
+	require.Error(t, err)
+	err = mapErr(err)
+	require.ErrorIs(t, err, ErrBusy)
+	require.Contains(t, err.Error(), "another triage process")
 }

@@ -33,6 +33,10 @@ var (
 	// ErrFrozen refuses a change that would alter what labels or traces
 	// already rest on (a run's controls, a slice's items).
 	ErrFrozen = errors.New("frozen")
+	// ErrBusy says another process held the store's write lock for
+	// longer than the busy timeout (an import of a big file, a rules
+	// run): nothing was written, and the same write can be tried again.
+	ErrBusy = errors.New("the store is busy: another triage process (an import or rules run) is writing to it; try again when it is done")
 )
 
 // Decoder turns a stored row back into a trace; the store keeps rows
@@ -181,6 +185,9 @@ func mapErr(err error) error {
 			return fmt.Errorf("%w: %s", ErrConflict, se.Error())
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 			return fmt.Errorf("%w: %s", ErrNotFound, se.Error())
+		}
+		if se.Code()&0xff == sqlite3.SQLITE_BUSY {
+			return fmt.Errorf("%w (%s)", ErrBusy, se.Error())
 		}
 	}
 	return err
