@@ -79,6 +79,15 @@ func (a *app) runAgreeFile(o agreeOpts) error {
 	if err != nil {
 		return err
 	}
+	// One rater agrees with nobody: every figure would be undefined, so
+	// say what is wrong with the file instead of printing a table of them.
+	raters := map[string]bool{}
+	for _, r := range rs {
+		raters[r.Rater] = true
+	}
+	if len(raters) < 2 {
+		return fmt.Errorf("%s: every rating is by rater %q: agreement needs at least two raters", o.ratings, rs[0].Rater)
+	}
 	rep, err := agreement.Compute(rs, o.options())
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.ratings, err)

@@ -285,12 +285,18 @@ func parseCSV(br *bufio.Reader, name string) ([]Rating, error) {
 	}
 }
 
+// isHeader says whether the first record names columns: two of unit,
+// rater and label are enough, so a header with one column misspelt is
+// reported as such instead of being read as a rating.
 func isHeader(fields []string) bool {
-	has := map[string]bool{}
+	n := 0
 	for _, f := range fields {
-		has[strings.ToLower(strings.TrimSpace(f))] = true
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "unit", "rater", "label":
+			n++
+		}
 	}
-	return has["unit"] && has["rater"]
+	return n >= 2
 }
 
 func csvRating(fields []string, cols map[string]int) (Rating, error) {
