@@ -111,6 +111,10 @@ func (a *app) runLabelsImport(ctx context.Context, path string) error {
 		return err
 	}
 	defer db.Close()
+	tax, err := a.taxonomy()
+	if err != nil {
+		return err
+	}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var events []triage.LabelEvent
@@ -123,6 +127,9 @@ func (a *app) runLabelsImport(ctx context.Context, path string) error {
 			continue
 		}
 		e, err := a.labelEvent(ctx, db, b)
+		if err == nil {
+			err = checkLabelClasses(tax, e)
+		}
 		if err != nil {
 			bad = append(bad, fmt.Sprintf("%s:%d: %v", name, line, err))
 			continue
@@ -172,7 +179,7 @@ func (a *app) labelEvent(ctx context.Context, db *store.DB, b []byte) (triage.La
 func parseLabelRow(b []byte) (labelRow, error) {
 	var row labelRow
 	if err := json.Unmarshal(b, &row); err != nil {
-		return labelRow{}, fmt.Errorf("invalid label row: %v", err)
+		return labelRow{}, fmt.Errorf("invalid label row: %s", triage.DescribeJSONError(b, err))
 	}
 	switch triage.LabelKind(row.Kind) {
 	case triage.KindHuman, triage.KindAdjudication, triage.KindSkip, triage.KindUndo:
