@@ -107,7 +107,7 @@ func (a *app) runCardInit(ctx context.Context, o cardInitOpts) error {
 		}
 		return err
 	}
-	fmt.Fprintf(a.stdout, "run %s: controls frozen", o.c.RunID)
+	fmt.Fprintf(a.stdout, "run %s: controls frozen", triage.Sanitize(o.c.RunID))
 	if o.c.DatasetSHA256 != "" {
 		fmt.Fprintf(a.stdout, " (dataset_sha256 %s)", o.c.DatasetSHA256)
 	}

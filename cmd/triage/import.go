@@ -10,6 +10,7 @@ import (
 
 	"github.com/triage-dev/triage/internal/ingest"
 	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 type importOpts struct {
@@ -226,7 +227,7 @@ func (a *app) importFile(ctx context.Context, im *store.Import, path, format str
 	if err == nil && records == 0 {
 		// Not an error (an empty export is a valid "nothing new"), but a
 		// file emptied by a failed copy should not pass unnoticed.
-		fmt.Fprintf(a.stderr, "triage: warning: %s: empty, no traces in it\n", in.Name)
+		fmt.Fprintf(a.stderr, "triage: warning: %s: empty, no traces in it\n", triage.Sanitize(in.Name))
 	}
 	return err
 }
@@ -239,10 +240,11 @@ func (a *app) printImportSummary(sum importSummary, rolledBack bool) {
 			fmt.Fprintf(w, "… and %d more rejected lines (see 'triage rejects')\n", len(sum.Rejects)-show)
 			break
 		}
-		fmt.Fprintf(w, "%s:%d: %s\n", r.File, r.Line, r.Reason)
+		// File names and reasons quote the input, which may carry escapes.
+		fmt.Fprintf(w, "%s:%d: %s\n", triage.Sanitize(r.File), r.Line, triage.Sanitize(r.Reason))
 	}
 	for _, e := range sum.Errors {
-		fmt.Fprintln(w, "triage:", e)
+		fmt.Fprintln(w, "triage:", triage.Sanitize(e))
 	}
 	fmt.Fprintf(a.stdout, "%d imported, %d duplicates, %d rejected\n", sum.Imported, sum.Duplicates, sum.Rejected)
 	if rolledBack {

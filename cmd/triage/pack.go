@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/triage-dev/triage/internal/pack"
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 func newPackCmd(a *app) *cobra.Command {
@@ -43,7 +44,8 @@ depend on the working directory.`,
 				return err
 			}
 			for _, p := range probs {
-				fmt.Fprintln(a.stdout, p.String())
+				// A problem quotes file names and task.json values.
+				fmt.Fprintln(a.stdout, triage.Sanitize(p.String()))
 			}
 			if n := pack.Errors(probs); n > 0 {
 				return &exitErr{code: exitError, err: fmt.Errorf("%d problems in %s", n, args[0])}

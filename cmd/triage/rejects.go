@@ -38,7 +38,7 @@ func (a *app) runRejects(ctx context.Context, file string, asJSON, raw bool) err
 		return err
 	}
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(triage.InertJSON(a.stdout))
 		for _, r := range rs {
 			if err := enc.Encode(struct {
 				File   string `json:"file"`

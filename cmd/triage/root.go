@@ -89,14 +89,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitErr
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "triage:", ee.err)
+			fmt.Fprintln(stderr, "triage:", errText(ee.err))
 			if ee.code == exitUsage {
 				fmt.Fprintln(stderr, "Run 'triage --help' for usage.")
 			}
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "triage:", err)
+	fmt.Fprintln(stderr, "triage:", errText(err))
 	if isUsage(err) {
 		fmt.Fprintln(stderr, "Run 'triage --help' for usage.")
 		return exitUsage
@@ -104,10 +104,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitError
 }
 
+// errText is an error's message made inert for the terminal: messages
+// quote file names, task IDs and trace text, any of which may carry
+// escape sequences, and every command's error ends here.
+func errText(err error) string { return triage.Sanitize(err.Error()) }
+
 // isUsage recognises cobra's own argument and flag errors.
 func isUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "accepts ", "requires at least", "required flag"} {
+	// cobra's own wording: `invalid argument "x" for "--flag"`, not the
+	// OS error EINVAL ("invalid argument"), which is no usage error.
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "flag needs an argument", `invalid argument "`, "accepts ", "requires at least", "required flag"} {
 		if strings.Contains(msg, p) {
 			return true
 		}

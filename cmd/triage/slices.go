@@ -213,13 +213,13 @@ func (a *app) runSliceShow(ctx context.Context, name string) error {
 		for _, r := range names {
 			l := "-"
 			if st != nil && st.Humans[r] != nil {
-				l = st.Humans[r].Primary
+				l = dash(st.Humans[r].Primary)
 			}
 			row = append(row, l)
 		}
 		adj := "-"
 		if st != nil && st.Adjudication != nil {
-			adj = st.Adjudication.Primary
+			adj = dash(st.Adjudication.Primary)
 		}
 		row = append(row, adj)
 		fmt.Fprintln(tw, strings.Join(row, "\t"))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -81,7 +82,7 @@ func (a *app) runTraces(ctx context.Context, run string, asJSON bool) error {
 	w := bufio.NewWriterSize(a.stdout, 64<<10)
 	defer w.Flush()
 	if asJSON {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(triage.InertJSON(w))
 		return a.eachTraceRow(ctx, run, func(r traceRow) error { return enc.Encode(r) })
 	}
 	// The table is aligned over a window of rows at a time, so a huge
@@ -108,9 +109,16 @@ func (a *app) runTraces(ctx context.Context, run string, asJSON bool) error {
 	return tw.Flush()
 }
 
+// dash is a table cell: "-" when empty, else s made inert and kept on
+// one line, since cells hold store text (run IDs, class names from
+// imported labels) that may carry escapes, tabs or line breaks.
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return cellText.Replace(triage.Sanitize(s))
 }
+
+// cellText shows the line breaks and tabs triage.Sanitize keeps as one
+// cell each, so a value cannot break a table's rows or columns.
+var cellText = strings.NewReplacer("\n", "␤", "\t", " ")
