@@ -38,7 +38,8 @@ COUNT=${BENCH_COUNT:-3}
 mkdir -p "$OUT"/{bin,data,db,time,log,prof,gobench}
 : >"$OUT/results.tsv"
 
-log() { printf '\n== %s\n' "$*" >&2; }
+# shellcheck source=scripts/lib.sh
+source "$ROOT/scripts/lib.sh"
 
 # --- source and binaries ----------------------------------------------------
 if [[ $REF == worktree ]]; then
@@ -86,34 +87,7 @@ F1M=$OUT/data/1m.jsonl
 gen 100000 "$F100K"
 [[ ${BENCH_1M:-1} == 0 ]] || gen 1000000 "$F1M"
 
-# --- timed commands ---------------------------------------------------------
-# measure NAME CMD...: run CMD under /usr/bin/time -v; stdout and stderr go
-# to log/NAME.{out,err}; one line of results.tsv: name, wall s, user s,
-# sys s, max RSS MB, exit status, and the 1-minute load average when the
-# step started (the machine may be shared: a load above 0 means the wall
-# figures carry other processes' work; user+sys does not).
-measure() {
-	local name=$1 rc=0 load
-	shift
-	log "$name: $*"
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	/usr/bin/time -v -o "$OUT/time/$name.txt" "$@" >"$OUT/log/$name.out" 2>"$OUT/log/$name.err" || rc=$?
-	awk -v name="$name" -v rc="$rc" -v load="$load" -F': ' '
-		/Elapsed \(wall clock\)/ {
-			n = split($2, p, ":"); wall = 0
-			for (i = 1; i <= n; i++) wall = wall * 60 + p[i]
-		}
-		/User time/ { user = $2 }
-		/System time/ { sys = $2 }
-		/Maximum resident set size/ { rss = $2 / 1024 }
-		END { printf "%s\t%.2f\t%.2f\t%.2f\t%.1f\t%s\t%s\n", name, wall, user, sys, rss, rc, load }
-	' "$OUT/time/$name.txt" | tee -a "$OUT/results.tsv" >&2
-	tail -n 3 "$OUT/log/$name.out" >&2 || true
-	tail -n 3 "$OUT/log/$name.err" >&2 || true
-}
-
-fresh() { rm -f "$1" "$1-wal" "$1-shm"; }
-
+# --- timed commands (measure and fresh are in scripts/lib.sh) -------------
 DB100=$OUT/db/100k.db
 DBIR=$OUT/db/100k-import-rules.db
 DB1M=$OUT/db/1m.db
@@ -152,34 +126,10 @@ done
 fresh "$DBPROF"
 
 # --- the review TUI on a real store ----------------------------------------
-# `triage review` on the labelled 100k store, in a 120x40 tmux pane, polled
-# every 10 ms: the time from launch to the first frame (the header line),
-# and to the loaded queue (the header counts the leftovers); then the
-# process's peak RSS (VmHWM) a second after the queue is shown.
-if [[ ${BENCH_TUI:-1} != 0 ]] && command -v tmux >/dev/null; then
-	log "review TUI on the 100k store (tmux, 120x40)"
-	sess=triage-bench-$$
-	start=$(date +%s%N)
-	tmux new-session -d -s "$sess" -x 120 -y 40 "$TRIAGE --db $DBIR review --reviewer bench"
-	first_ms="" queue_ms=""
-	for _ in $(seq 1 1500); do
-		pane=$(tmux capture-pane -p -t "$sess" 2>/dev/null || true)
-		now=$(( ($(date +%s%N) - start) / 1000000 ))
-		if [[ -z $first_ms ]] && grep -q 'labelled' <<<"$pane"; then first_ms=$now; fi
-		if grep -Eq 'of [1-9][0-9]* labelled' <<<"$pane"; then queue_ms=$now; break; fi
-		sleep 0.01
-	done
-	sleep 1
-	pid=$(tmux display-message -p -t "$sess" '#{pane_pid}' 2>/dev/null || true)
-	hwm=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
-	tmux capture-pane -p -t "$sess" >"$OUT/log/tui_100k.txt" 2>/dev/null || true
-	tmux send-keys -t "$sess" q 2>/dev/null || true
-	sleep 0.3
-	tmux kill-session -t "$sess" 2>/dev/null || true
-	secs() { awk -v m="$1" 'BEGIN { if (m != "") printf "%.2f", m / 1000 }'; }
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	printf 'tui_first_frame_100k\t%s\t\t\t\t%s\t%s\n' "$(secs "$first_ms")" "$([[ -n $first_ms ]] && echo 0 || echo timeout)" "$load" | tee -a "$OUT/results.tsv" >&2
-	printf 'tui_queue_100k\t%s\t\t\t%s\t%s\t%s\n' "$(secs "$queue_ms")" "${hwm:-}" "$([[ -n $queue_ms ]] && echo 0 || echo timeout)" "$load" | tee -a "$OUT/results.tsv" >&2
+# scripts/lib.sh's tui: first frame, queue loaded, first trace opened and
+# peak RSS of `triage review` on the labelled 100k store.
+if [[ ${BENCH_TUI:-1} != 0 ]]; then
+	tui tui_100k "$DBIR"
 fi
 
 # --- Go benchmarks ----------------------------------------------------------
@@ -247,9 +197,9 @@ flat=$(awk -v a="$rss100" -v b="$rss1m" 'BEGIN { if (a > 0 && b != "") printf "%
 	row "agreement + 1000 bootstrap resamples (ms)" "$(ms "$(gobench internal_agreement BenchmarkBootstrap100k ns/op)")" 3000 "<="
 	row "TUI first frame, 100k traces, fake store (ms)" "$(ms "$(gobench internal_ui BenchmarkFirstFrame100k ns/op)")" 300 "<="
 	msf() { awk -v v="$1" 'BEGIN { if (v != "") printf "%.0f", v * 1000 }'; }
-	row "TUI first frame, real 100k store, tmux (ms)" "$(msf "$(get tui_first_frame_100k 2)")" 300 "<="
-	row "TUI queue shown, real 100k store, tmux (ms)" "$(msf "$(get tui_queue_100k 2)")" 300 "<="
-	row "TUI peak RSS, real 100k store (MB)" "$(get tui_queue_100k 5)" 200 "<="
+	row "TUI first frame, real 100k store, tmux (ms)" "$(msf "$(get tui_100k_first 2)")" 300 "<="
+	row "TUI queue shown, real 100k store, tmux (ms)" "$(msf "$(get tui_100k_queue 2)")" 300 "<="
+	row "TUI peak RSS, real 100k store (MB)" "$(get tui_100k_queue 5)" 200 "<="
 	row "next trace, typical (ms)" "$(ms "$(gobench internal_ui BenchmarkNextTraceTypical ns/op)")" 30 "<="
 	row "next trace, 20,000-line diff (ms)" "$(ms "$(gobench internal_ui BenchmarkNextTraceHugeDiff ns/op)")" 100 "<="
 	echo

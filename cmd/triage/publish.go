@@ -19,10 +19,13 @@ import (
 	"github.com/triage-dev/triage/internal/triage"
 )
 
-// cardInput gathers a run's traces, final labels, controls and agreement
-// for package card. forCard applies the card's precedence (only certain
-// rule verdicts count); otherwise every trace counts by its current label.
-func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *triage.Taxonomy) (card.Input, error) {
+// cardInput gathers a run's controls, agreement and traces (each by its
+// current label) for package card. The traces stream from the store into
+// a card.Tally, so a run of any size costs memory for its tasks, not its
+// rows. check, when set, vets the controls before a single trace is read,
+// so that a card refused for missing controls is refused at once; rd masks
+// the trace text the card carries (--redact).
+func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *triage.Taxonomy, rd *triage.Redactor, check func(triage.Controls) error) (card.Input, error) {
 	in := card.Input{Taxonomy: tax, RulesVersion: rules.RulesVersion}
 	if run == "" {
 		// A store with one run means that run: its controls belong on
@@ -37,14 +40,20 @@ func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *tria
 			return in, fmt.Errorf("run %q: %w", run, err)
 		}
 		in.Controls = c
+		if check != nil {
+			if err := check(c); err != nil {
+				return in, err
+			}
+		}
 		if c.PackDir != "" {
 			if pk, _, err := loadPack(c.PackDir); err == nil {
 				in.NTasksInPack = len(pk.Tasks)
 			}
 		}
 	}
+	in.Tally = card.NewTally()
 	err := db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
-		row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: s.Model, Agent: s.Agent, PromptID: s.PromptID,
+		row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: rd.String(s.Model), Agent: rd.String(s.Agent), PromptID: rd.String(s.PromptID),
 			ExitCode: s.ExitCode, Outcome: s.Outcome, Tokens: s.Tokens, CostUSD: s.CostUSD, WallS: s.WallS}
 		f := triage.Resolve(st)
 		row.Primary, row.Secondary, row.Source, row.Decision, row.Leftover = f.Primary, f.Secondary, f.Source, f.Decision, f.Unresolved
@@ -58,7 +67,7 @@ func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *tria
 		if slices.Contains(row.Secondary, triage.TagLeaked) {
 			row.Leaked = true
 		}
-		in.Traces = append(in.Traces, row)
+		in.Tally.Add(&row)
 		return nil
 	})
 	if err != nil {
@@ -104,7 +113,7 @@ is not trusted (see --allow-unresolved and --allow-untrusted, which the card the
 }
 
 func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Options, redact bool) error {
-	in, err := a.loadCardInput(ctx, run, redact)
+	in, err := a.loadCardInput(ctx, run, redact, func(c triage.Controls) error { return card.CheckControls(c, opts) })
 	if err != nil {
 		return err
 	}
@@ -193,7 +202,7 @@ func newReportCmd(a *app) *cobra.Command {
 }
 
 func (a *app) runReport(ctx context.Context, run, format, out string, width int, redact bool) error {
-	in, err := a.loadCardInput(ctx, run, redact)
+	in, err := a.loadCardInput(ctx, run, redact, nil)
 	if err != nil {
 		return err
 	}
@@ -267,11 +276,11 @@ func (a *app) runCompare(ctx context.Context, x, y string, force, asJSON bool) e
 			return err
 		}
 		defer db.Close()
-		ia, err := a.cardInput(ctx, db, x, tax)
+		ia, err := a.cardInput(ctx, db, x, tax, nil, nil)
 		if err != nil {
 			return err
 		}
-		ib, err := a.cardInput(ctx, db, y, tax)
+		ib, err := a.cardInput(ctx, db, y, tax, nil, nil)
 		if err != nil {
 			return err
 		}
@@ -311,8 +320,9 @@ func packHash(dir string) (string, error) {
 }
 
 // loadCardInput opens the store and gathers one run's card input under
-// the current taxonomy, masked for --redact when redact is set.
-func (a *app) loadCardInput(ctx context.Context, run string, redact bool) (card.Input, error) {
+// the current taxonomy, masked for --redact when redact is set; check is
+// cardInput's.
+func (a *app) loadCardInput(ctx context.Context, run string, redact bool, check func(triage.Controls) error) (card.Input, error) {
 	tax, err := a.taxonomy()
 	if err != nil {
 		return card.Input{}, err
@@ -322,11 +332,11 @@ func (a *app) loadCardInput(ctx context.Context, run string, redact bool) (card.
 		return card.Input{}, err
 	}
 	defer db.Close()
-	in, err := a.cardInput(ctx, db, run, tax)
-	if err != nil {
-		return in, err
-	}
 	rd, err := storeRedactor(ctx, db, redact)
+	if err != nil {
+		return card.Input{}, err
+	}
+	in, err := a.cardInput(ctx, db, run, tax, rd, check)
 	if err != nil {
 		return in, err
 	}

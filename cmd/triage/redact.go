@@ -43,11 +43,12 @@ func storeRedactor(ctx context.Context, db *store.DB, redact bool) (*triage.Reda
 	return triage.NewRedactor(sentinels), nil
 }
 
-// redactCardInput masks the text of a card's input that came from traces
-// or from people: models, agents and prompt ids, the controls' free
-// text and the agreement's reasons. Run and task ids stay: they name
-// what is counted. Every report format and the card are built from the
-// input, so masking it once covers them all.
+// redactCardInput masks the text of a card's input that came from people
+// or the controls: the controls' free text and the agreement's reasons.
+// cardInput masks each trace's model, agent and prompt id as it streams
+// them. Run and task ids stay: they name what is counted. Every report
+// format and the card are built from the input, so masking it once covers
+// them all.
 func redactCardInput(in card.Input, r *triage.Redactor) card.Input {
 	if r == nil {
 		return in
@@ -57,12 +58,6 @@ func redactCardInput(in card.Input, r *triage.Redactor) card.Input {
 	in.Controls.ImageDigest = r.String(in.Controls.ImageDigest)
 	in.Controls.PromptID = r.String(in.Controls.PromptID)
 	in.Controls.PackDir = r.String(in.Controls.PackDir)
-	rows := make([]card.TraceRow, len(in.Traces))
-	for i, t := range in.Traces {
-		t.Model, t.Agent, t.PromptID = r.String(t.Model), r.String(t.Agent), r.String(t.PromptID)
-		rows[i] = t
-	}
-	in.Traces = rows
 	if in.Agreement != nil {
 		ag := *in.Agreement
 		ag.Reasons = make([]string, len(in.Agreement.Reasons))

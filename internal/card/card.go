@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
@@ -131,33 +133,26 @@ type Options struct {
 // Build computes the card of a run, or refuses with an error wrapping one
 // of the sentinels and saying what to do.
 func Build(in Input, opts Options) (*Card, error) {
-	if len(in.Traces) == 0 {
+	t := in.tally()
+	if t.n == 0 {
 		return nil, fmt.Errorf("%w: the run has no traces, and zeros are not a result; import traces first (triage import FILE --run R)", ErrNoTraces)
 	}
 	if err := checkTaxonomy(in.Taxonomy); err != nil {
 		return nil, err
 	}
-	if miss := in.Controls.Missing(); len(miss) > 0 && !opts.AllowMissingControls {
-		return nil, fmt.Errorf("%w: %s; freeze them before publishing: triage card init --run %s with the flags shown",
-			ErrMissingControls, strings.Join(miss, ", "), clean(orDash(in.Controls.RunID)))
+	if err := CheckControls(in.Controls, opts); err != nil {
+		return nil, err
 	}
-	var resolved []TraceRow
-	var unresolved []string
-	for i := range in.Traces {
-		r := &in.Traces[i]
-		if r.Leftover {
-			unresolved = append(unresolved, r.Key())
-			continue
-		}
-		if !in.Taxonomy.Has(r.Primary) {
+	for _, p := range slices.Sorted(maps.Keys(t.resolved)) {
+		if !in.Taxonomy.Has(p) {
 			return nil, fmt.Errorf("%w: trace %s has primary label %q, which is not a class of taxonomy %q; relabel it or use the taxonomy it was labelled with",
-				ErrBadInput, clean(r.Key()), clean(r.Primary), clean(in.Taxonomy.Name))
+				ErrBadInput, clean(t.firstWith[p]), clean(p), clean(in.Taxonomy.Name))
 		}
-		resolved = append(resolved, *r)
 	}
+	unresolved := t.leftovers
 	if len(unresolved) > 0 && !opts.AllowUnresolved {
 		return nil, fmt.Errorf("%w: %d of %d traces are leftovers nobody has labelled (%s); review them (triage review --reviewer NAME) or pass --allow-unresolved to count them under \"unresolved\"",
-			ErrUnresolved, len(unresolved), len(in.Traces), clean(listSome(unresolved, 5)))
+			ErrUnresolved, len(unresolved), t.n, clean(listSome(unresolved, 5)))
 	}
 	trusted := in.TaxonomyTrusted == TrustTrusted
 	if !trusted && !opts.AllowUntrusted {
@@ -172,42 +167,29 @@ func Build(in Input, opts Options) (*Card, error) {
 		Scorer:          in.Controls.Scorer,
 		Budgets:         Budgets{WallS: in.Controls.WallS, MaxOutputTokens: in.Controls.MaxOutputTokens, MaxToolCalls: in.Controls.MaxToolCalls},
 		Env:             Env{ImageDigest: in.Controls.ImageDigest, Network: in.Controls.Network},
-		NTasks:          len(in.Traces),
-		PrimaryCounts:   primaryCounts(in.Taxonomy, resolved),
+		NTasks:          t.n,
+		PrimaryCounts:   primaryCounts(in.Taxonomy, t.resolved),
 		PromptID:        in.Controls.PromptID,
 		RunID:           in.Controls.RunID,
-		Models:          distinct(in.Traces, func(r *TraceRow) string { return r.Model }),
-		Agents:          distinct(in.Traces, func(r *TraceRow) string { return r.Agent }),
+		Models:          distinctOf(t.models),
+		Agents:          distinctOf(t.agents),
 		Taxonomy:        TaxonomyInfo{Name: in.Taxonomy.Name, Version: in.Taxonomy.Version, Trust: trustWord(in.TaxonomyTrusted)},
 		TaxonomyTrusted: trusted,
 		RulesVersion:    in.RulesVersion,
-		OutcomeCounts:   outcomeCounts(in.Traces),
-		SecondaryCounts: secondaryCounts(in.Taxonomy, resolved),
+		OutcomeCounts:   t.outcomeCounts(),
+		SecondaryCounts: secondaryCounts(in.Taxonomy, t.secResolved),
 		Agreement:       in.Agreement,
-		Cost:            costOf(in.Traces),
+		Cost:            t.cost.summary(),
 		Notes:           []string{},
 	}
 	if c.PromptID == "" {
-		c.PromptID = singleOrEmpty(distinct(in.Traces, func(r *TraceRow) string { return r.PromptID }))
+		c.PromptID = singleOrEmpty(distinctOf(t.prompts))
 	}
 	c.Derived = derive(c.PrimaryCounts, c.NTasks)
-	for _, r := range resolved {
-		switch r.Source {
-		case triage.SourceAdjudicated:
-			c.LabelSources.Adjudicated++
-		case triage.SourceHuman:
-			c.LabelSources.Human++
-		default:
-			c.LabelSources.Rules++
-		}
-	}
+	c.LabelSources = t.sources
 	c.LabelSources.People = c.LabelSources.Adjudicated + c.LabelSources.Human
-	for _, r := range in.Traces {
-		if r.Leaked {
-			c.Leaked++
-		}
-	}
-	g := buildGrid(in.Traces)
+	c.Leaked = len(t.leaked)
+	g := t.grid.build()
 	c.Seeds = Seeds{K: g.K, Tasks: len(g.Tasks), TasksInPack: in.NTasksInPack, Uneven: g.Uneven, Solved: g.Solved,
 		PassAt1: g.PassAt1, PassHatK: g.PassHatK, Resolution: g.Resolution}
 	for _, t := range g.Tasks {
@@ -233,6 +215,17 @@ func Build(in Input, opts Options) (*Card, error) {
 	return c, nil
 }
 
+// CheckControls refuses a card whose run lacks frozen controls, unless
+// opts allow a draft. Callers with many traces check it before reading
+// them, so a refusal costs nothing.
+func CheckControls(c triage.Controls, opts Options) error {
+	if miss := c.Missing(); len(miss) > 0 && !opts.AllowMissingControls {
+		return fmt.Errorf("%w: %s; freeze them before publishing: triage card init --run %s with the flags shown",
+			ErrMissingControls, strings.Join(miss, ", "), clean(orDash(c.RunID)))
+	}
+	return nil
+}
+
 // derive computes the derived figures from the counts; n > 0.
 func derive(pc Counts, n int) Derived {
 	get := func(k string) int { v, _ := pc.Get(k); return v }
@@ -244,20 +237,12 @@ func derive(pc Counts, n int) Derived {
 	}
 }
 
-// primaryCounts counts rows by primary class in taxonomy order, zeros
-// included. Rows must carry a class of the taxonomy.
-func primaryCounts(tax *triage.Taxonomy, rows []TraceRow) Counts {
+// primaryCounts counts resolved rows by primary class in taxonomy order,
+// zeros included.
+func primaryCounts(tax *triage.Taxonomy, seen map[string]int) Counts {
 	out := make(Counts, len(tax.Classes))
 	for i, c := range tax.Classes {
-		out[i].Key = c.Code
-	}
-	for _, r := range rows {
-		for i := range out {
-			if out[i].Key == r.Primary {
-				out[i].N++
-				break
-			}
-		}
+		out[i] = Count{Key: c.Code, N: seen[c.Code]}
 	}
 	return out
 }

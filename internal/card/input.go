@@ -18,12 +18,24 @@ type Input struct {
 	RulesVersion string
 	// Traces are one row per trace with its final label already chosen
 	// (adjudicated, then agreed human, then single human, then rules).
+	// Ignored when Tally is set.
 	Traces []TraceRow
+	// Tally is the rows already folded (NewTally, Add): how a caller with
+	// many traces streams them instead of holding them all.
+	Tally *Tally
 	// Agreement is the agreement measured on a held-out slice, if any.
 	Agreement *AgreementSummary
 	// NTasksInPack is the number of tasks in the pack (0 when unknown), so
 	// a report can say how many tasks have no trace at all.
 	NTasksInPack int
+}
+
+// tally returns the input's rows folded.
+func (in *Input) tally() *Tally {
+	if in.Tally != nil {
+		return in.Tally
+	}
+	return TallyRows(in.Traces)
 }
 
 // TraceRow is one trace as the card sees it: its identity, what ran, how

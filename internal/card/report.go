@@ -1,6 +1,7 @@
 package card
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/triage-dev/triage/internal/triage"
@@ -110,7 +111,7 @@ var Definitions = []string{
 // Report computes the report of a run. It accepts any input, including an
 // empty one, and a nil taxonomy (classes are then those seen, sorted).
 func Report(in Input) *ReportData {
-	rows := in.Traces
+	t := in.tally()
 	r := &ReportData{
 		RunID:           in.Controls.RunID,
 		DatasetID:       in.Controls.DatasetID,
@@ -119,13 +120,13 @@ func Report(in Input) *ReportData {
 		PromptID:        in.Controls.PromptID,
 		RulesVersion:    in.RulesVersion,
 		MissingControls: in.Controls.Missing(),
-		NTraces:         len(rows),
-		OutcomeCounts:   outcomeCounts(rows),
-		SecondaryCounts: secondaryCounts(in.Taxonomy, rows),
-		Leftovers:       Leftovers{Traces: []string{}},
-		Leaked:          []string{},
+		NTraces:         t.n,
+		OutcomeCounts:   t.outcomeCounts(),
+		SecondaryCounts: secondaryCounts(in.Taxonomy, t.secAll),
+		Leftovers:       Leftovers{Count: len(t.leftovers), Traces: orEmpty(t.leftovers)},
+		Leaked:          orEmpty(t.leaked),
 		TasksInPack:     in.NTasksInPack,
-		Cost:            costOf(rows),
+		Cost:            t.cost.summary(),
 		Agreement:       in.Agreement,
 		Definitions:     Definitions,
 	}
@@ -140,74 +141,43 @@ func Report(in Input) *ReportData {
 	} else {
 		r.Taxonomy.Trust = trustWord(in.TaxonomyTrusted)
 	}
-	r.PrimaryCounts = reportCounts(r.Classes, rows)
-	for i := range rows {
-		row := &rows[i]
-		if row.Leftover {
-			r.Leftovers.Traces = append(r.Leftovers.Traces, row.Key())
-		} else {
-			switch row.Source {
-			case triage.SourceAdjudicated:
-				r.LabelSources.Adjudicated++
-			case triage.SourceHuman:
-				r.LabelSources.Human++
-			default:
-				r.LabelSources.Rules++
-			}
-		}
-		if row.Leaked {
-			r.Leaked = append(r.Leaked, row.Key())
-		}
-	}
-	r.Leftovers.Count = len(r.Leftovers.Traces)
+	r.PrimaryCounts = reportCounts(r.Classes, t.all)
+	r.LabelSources = t.sources
 	r.LabelSources.People = r.LabelSources.Adjudicated + r.LabelSources.Human
-	r.Grid = buildGrid(rows)
+	r.Grid = t.grid.build()
 	r.NobodyClears = orEmpty(r.Grid.NobodyClears())
 	r.Saturated = orEmpty(r.Grid.Saturated())
-	d := derive(r.PrimaryCounts, len(rows))
+	d := derive(r.PrimaryCounts, t.n)
 	r.Rates = Rates{
 		HeadlinePassRate: d.HeadlinePassRate, ContractPassRate: d.ContractPassRate,
 		AssumptionShare: d.AssumptionShare, LoopShare: d.LoopShare,
 		PassAt1: r.Grid.PassAt1, PassHatK: r.Grid.PassHatK, Resolution: r.Grid.Resolution, K: r.Grid.K,
 	}
-	r.Dominant = dominant(in.Taxonomy, r.PrimaryCounts, len(rows))
-	r.ByModel = groups(rows, func(t *TraceRow) string { return t.Model })
-	r.ByAgent = groups(rows, func(t *TraceRow) string { return t.Agent })
-	r.ByPrompt = groups(rows, func(t *TraceRow) string { return t.PromptID })
+	r.Dominant = dominant(in.Taxonomy, r.PrimaryCounts, t.n)
+	r.ByModel = groupsOf(t.byModel)
+	r.ByAgent = groupsOf(t.byAgent)
+	r.ByPrompt = groupsOf(t.byPrompt)
 	return r
 }
 
 // reportCounts counts every row once: the taxonomy's classes in order
 // (zeros included), then labels outside the taxonomy sorted, then
 // UNLABELLED for rows with no label.
-func reportCounts(classes []ClassInfo, rows []TraceRow) Counts {
+func reportCounts(classes []ClassInfo, seen map[string]int) Counts {
 	out := make(Counts, 0, len(classes))
-	idx := map[string]int{}
+	in := map[string]bool{}
 	for _, c := range classes {
-		if _, dup := idx[c.Code]; !dup {
-			idx[c.Code] = len(out)
-			out = append(out, Count{Key: c.Code})
+		if !in[c.Code] {
+			in[c.Code] = true
+			out = append(out, Count{Key: c.Code, N: seen[c.Code]})
 		}
 	}
-	extra := map[string]int{}
-	for _, row := range rows {
-		if i, ok := idx[row.Primary]; ok {
-			out[i].N++
-			continue
-		}
-		extra[row.Primary]++
-	}
-	keys := make([]string, 0, len(extra))
-	for k := range extra {
-		if k != "" {
-			keys = append(keys, k)
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		if k != "" && !in[k] {
+			out = append(out, Count{Key: k, N: seen[k]})
 		}
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		out = append(out, Count{Key: k, N: extra[k]})
-	}
-	if n := extra[""]; n > 0 {
+	if n := seen[""]; n > 0 && !in[""] {
 		out = append(out, Count{Key: Unlabelled, N: n})
 	}
 	return out
@@ -234,33 +204,6 @@ func dominant(tax *triage.Taxonomy, pc Counts, n int) *Dominant {
 		}
 	}
 	return d
-}
-
-// groups breaks rows down by key, sorted by key; rows without a value go
-// under "(none)".
-func groups(rows []TraceRow, key func(*TraceRow) string) []Group {
-	keys, by := partition(rows, func(t *TraceRow) string {
-		if k := key(t); k != "" {
-			return k
-		}
-		return "(none)"
-	})
-	out := make([]Group, 0, len(keys))
-	for _, k := range keys {
-		rs := by[k]
-		g := buildGrid(rs)
-		c := costOf(rs)
-		pc := reportCounts([]ClassInfo{{Code: triage.PassContract}, {Code: triage.PassWeak}}, rs)
-		d := derive(pc, len(rs))
-		out = append(out, Group{
-			Key: k, Traces: len(rs), Tasks: len(g.Tasks), Solved: g.Solved,
-			PassAt1: g.PassAt1, PassHatK: g.PassHatK,
-			HeadlinePassRate: d.HeadlinePassRate, ContractPassRate: d.ContractPassRate,
-			InputTokens: c.InputTokens, OutputTokens: c.OutputTokens,
-			Dollars: c.Dollars, DollarsPerSolved: c.DollarsPerSolved, MedianWallS: c.MedianWallS,
-		})
-	}
-	return out
 }
 
 func orEmpty(v []string) []string {

@@ -1,0 +1,325 @@
+package card
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// Tally folds trace rows, one at a time, into everything a card or a
+// report is computed from. It keeps counts, per-task grids and the keys of
+// the traces a reader must see (leftovers, leaks), never the rows, so that
+// summarising a run costs memory in proportion to its tasks and groups: a
+// report on a million traces once held every row four times over (1 GB).
+// The zero value is not ready; use NewTally.
+type Tally struct {
+	n int
+	// primary and secondary labels of every row, and of resolved rows
+	// only: a report counts every trace by its current label, a card
+	// counts what is resolved.
+	all, resolved       map[string]int
+	secAll, secResolved map[string]int
+	// firstWith is a resolved row's key for each primary seen, so a card
+	// can name a trace whose label is outside the taxonomy.
+	firstWith map[string]string
+	outcomes  map[triage.Outcome]int
+	sources   LabelSources
+	leftovers []string
+	leaked    []string
+	models    map[string]struct{}
+	agents    map[string]struct{}
+	prompts   map[string]struct{}
+	cost      costAcc
+	grid      gridAcc
+	byModel   map[string]*groupAcc
+	byAgent   map[string]*groupAcc
+	byPrompt  map[string]*groupAcc
+	// intern shares the strings that repeat across rows (run ids,
+	// outcomes, classes) among the grid's cells.
+	intern map[string]string
+}
+
+// NewTally returns an empty tally.
+func NewTally() *Tally {
+	return &Tally{
+		all: map[string]int{}, resolved: map[string]int{},
+		secAll: map[string]int{}, secResolved: map[string]int{},
+		firstWith: map[string]string{}, outcomes: map[triage.Outcome]int{},
+		models: map[string]struct{}{}, agents: map[string]struct{}{}, prompts: map[string]struct{}{},
+		grid:    gridAcc{tasks: map[string]*taskAcc{}, seeds: map[int]struct{}{}, cells: true},
+		byModel: map[string]*groupAcc{}, byAgent: map[string]*groupAcc{}, byPrompt: map[string]*groupAcc{},
+		intern: map[string]string{},
+	}
+}
+
+// TallyRows folds rows into a new tally.
+func TallyRows(rows []TraceRow) *Tally {
+	t := NewTally()
+	for i := range rows {
+		t.Add(&rows[i])
+	}
+	return t
+}
+
+// Len is the number of rows added.
+func (t *Tally) Len() int { return t.n }
+
+// Add folds one row in. The tally keeps none of r's memory.
+func (t *Tally) Add(r *TraceRow) {
+	t.n++
+	solved := r.Solved()
+	t.all[t.str(r.Primary)]++
+	for _, s := range r.Secondary {
+		t.secAll[t.str(s)]++
+	}
+	if r.Leftover {
+		t.leftovers = append(t.leftovers, r.Key())
+	} else {
+		p := t.str(r.Primary)
+		t.resolved[p]++
+		if _, ok := t.firstWith[p]; !ok {
+			t.firstWith[p] = r.Key()
+		}
+		for _, s := range r.Secondary {
+			t.secResolved[t.str(s)]++
+		}
+		switch r.Source {
+		case triage.SourceAdjudicated:
+			t.sources.Adjudicated++
+		case triage.SourceHuman:
+			t.sources.Human++
+		default:
+			t.sources.Rules++
+		}
+	}
+	if r.Leaked {
+		t.leaked = append(t.leaked, r.Key())
+	}
+	t.outcomes[triage.Outcome(t.str(string(r.Outcome)))]++
+	t.models[t.str(r.Model)] = struct{}{}
+	t.agents[t.str(r.Agent)] = struct{}{}
+	t.prompts[t.str(r.PromptID)] = struct{}{}
+	t.cost.add(r, solved)
+	t.grid.add(t, r, solved)
+	t.group(t.byModel, r.Model).add(t, r, solved)
+	t.group(t.byAgent, r.Agent).add(t, r, solved)
+	t.group(t.byPrompt, r.PromptID).add(t, r, solved)
+}
+
+func (t *Tally) str(s string) string {
+	if v, ok := t.intern[s]; ok {
+		return v
+	}
+	t.intern[s] = s
+	return s
+}
+
+func (t *Tally) group(m map[string]*groupAcc, key string) *groupAcc {
+	if key == "" {
+		key = "(none)"
+	}
+	g := m[key]
+	if g == nil {
+		g = &groupAcc{grid: gridAcc{tasks: map[string]*taskAcc{}, seeds: map[int]struct{}{}}}
+		m[t.str(key)] = g
+	}
+	return g
+}
+
+// distinctOf lists a set's non-empty values, sorted.
+func distinctOf(set map[string]struct{}) []string {
+	out := make([]string, 0, len(set))
+	for v := range set {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// costAcc accumulates a CostSummary.
+type costAcc struct {
+	c       CostSummary
+	dollars float64
+	walls   []float64
+	solved  int
+}
+
+func (a *costAcc) add(r *TraceRow, solved bool) {
+	if r.Tokens != nil {
+		a.c.InputTokens += r.Tokens.Input
+		a.c.OutputTokens += r.Tokens.Output
+		a.c.TokensKnown++
+	}
+	if r.CostUSD != nil {
+		a.dollars += *r.CostUSD
+		a.c.CostKnown++
+	}
+	if r.WallS != nil {
+		a.walls = append(a.walls, *r.WallS)
+	}
+	if solved {
+		a.solved++
+	}
+}
+
+func (a *costAcc) summary() CostSummary {
+	c := a.c
+	c.WallKnown = len(a.walls)
+	if c.CostKnown > 0 {
+		c.Dollars = ptr(a.dollars)
+		if a.solved > 0 {
+			c.DollarsPerSolved = ptr(a.dollars / float64(a.solved))
+		}
+	}
+	if m, ok := median(a.walls); ok {
+		c.MedianWallS = &m
+	}
+	return c
+}
+
+// taskAcc is one task's line of a grid being built.
+type taskAcc struct {
+	runs, solved int
+	cells        []Cell
+}
+
+// gridAcc accumulates a Grid; cells are kept only when the grid is shown
+// cell by cell (the report's), not for breakdowns and cards.
+type gridAcc struct {
+	tasks map[string]*taskAcc
+	seeds map[int]struct{}
+	cells bool
+}
+
+func (g *gridAcc) add(t *Tally, r *TraceRow, solved bool) {
+	ta := g.tasks[r.TaskID]
+	if ta == nil {
+		ta = &taskAcc{}
+		g.tasks[t.str(r.TaskID)] = ta
+	}
+	ta.runs++
+	if solved {
+		ta.solved++
+	}
+	g.seeds[r.Seed] = struct{}{}
+	if g.cells {
+		ta.cells = append(ta.cells, Cell{RunID: t.str(r.RunID), Seed: r.Seed, Solved: solved,
+			Outcome: triage.Outcome(t.str(string(r.Outcome))), Primary: t.str(r.Primary), Leaked: r.Leaked})
+	}
+}
+
+// build computes the grid: tasks sorted by ID, cells by seed then run
+// (ties in the order added), pass@1, pass^k and the resolution.
+func (g *gridAcc) build() Grid {
+	var out Grid
+	out.Seeds = slices.Sorted(maps.Keys(g.seeds))
+	for _, ta := range g.tasks {
+		out.K = max(out.K, ta.runs)
+	}
+	var sum1 float64
+	clear := 0
+	for _, id := range slices.Sorted(maps.Keys(g.tasks)) {
+		ta := g.tasks[id]
+		slices.SortStableFunc(ta.cells, func(a, b Cell) int {
+			return cmp.Or(cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.RunID, b.RunID))
+		})
+		row := TaskRow{TaskID: id, Runs: ta.runs, Solved: ta.solved, Cells: ta.cells}
+		if g.cells && row.Cells == nil {
+			row.Cells = []Cell{}
+		}
+		if ta.runs != out.K {
+			out.Uneven = true
+		}
+		row.PassAt1 = float64(ta.solved) / float64(ta.runs)
+		row.PassHatK = ta.solved == ta.runs && ta.runs == out.K
+		if row.PassHatK {
+			clear++
+		}
+		sum1 += row.PassAt1
+		out.Solved += ta.solved
+		out.Tasks = append(out.Tasks, row)
+	}
+	if n := len(out.Tasks); n > 0 {
+		out.PassAt1 = sum1 / float64(n)
+		out.PassHatK = float64(clear) / float64(n)
+		out.Resolution = 1 / float64(n)
+	}
+	return out
+}
+
+// groupAcc accumulates one Group of a breakdown.
+type groupAcc struct {
+	n, contract, weak int
+	grid              gridAcc
+	cost              costAcc
+}
+
+func (g *groupAcc) add(t *Tally, r *TraceRow, solved bool) {
+	g.n++
+	switch r.Primary {
+	case triage.PassContract:
+		g.contract++
+	case triage.PassWeak:
+		g.weak++
+	}
+	g.grid.add(t, r, solved)
+	g.cost.add(r, solved)
+}
+
+// groups lists a breakdown sorted by key.
+func groupsOf(m map[string]*groupAcc) []Group {
+	out := make([]Group, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		g := m[k]
+		gr := g.grid.build()
+		c := g.cost.summary()
+		out = append(out, Group{
+			Key: k, Traces: g.n, Tasks: len(gr.Tasks), Solved: gr.Solved,
+			PassAt1: gr.PassAt1, PassHatK: gr.PassHatK,
+			HeadlinePassRate: ratio(g.contract+g.weak, g.n), ContractPassRate: ratio(g.contract, g.n),
+			InputTokens: c.InputTokens, OutputTokens: c.OutputTokens,
+			Dollars: c.Dollars, DollarsPerSolved: c.DollarsPerSolved, MedianWallS: c.MedianWallS,
+		})
+	}
+	return out
+}
+
+// outcomeCounts lists typed outcomes in report order, with "unknown" last
+// when any trace had none.
+func (t *Tally) outcomeCounts() Counts {
+	out := make(Counts, 0, len(triage.Outcomes)+1)
+	known := 0
+	for _, o := range triage.Outcomes {
+		out = append(out, Count{Key: string(o), N: t.outcomes[o]})
+		known += t.outcomes[o]
+	}
+	if unknown := t.n - known; unknown > 0 {
+		out = append(out, Count{Key: "unknown", N: unknown})
+	}
+	return out
+}
+
+// secondaryCounts lists secondary tags: the taxonomy's tags first in their
+// order (zeros included), then any other tag seen, sorted.
+func secondaryCounts(tax *triage.Taxonomy, seen map[string]int) Counts {
+	var out Counts
+	in := map[string]bool{}
+	if tax != nil {
+		for _, tag := range tax.SecondaryTags {
+			if !in[tag] {
+				in[tag] = true
+				out = append(out, Count{Key: tag, N: seen[tag]})
+			}
+		}
+	}
+	for _, tag := range slices.Sorted(maps.Keys(seen)) {
+		if !in[tag] {
+			out = append(out, Count{Key: tag, N: seen[tag]})
+		}
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+# scripts/lib.sh: helpers shared by bench.sh and scale.sh. Source it after
+# setting OUT (the output directory); it defines measure, fresh and log.
+
+log() { printf '\n== %s\n' "$*" >&2; }
+
+# measure NAME CMD...: run CMD under /usr/bin/time -v; stdout and stderr go
+# to log/NAME.{out,err}; one line of results.tsv: name, wall s, user s,
+# sys s, max RSS MB, exit status, and the 1-minute load average when the
+# step started (the machine may be shared: a load above 0 means the wall
+# figures carry other processes' work; user+sys does not).
+measure() {
+	local name=$1 rc=0 load
+	shift
+	log "$name: $*"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	/usr/bin/time -v -o "$OUT/time/$name.txt" "$@" >"$OUT/log/$name.out" 2>"$OUT/log/$name.err" || rc=$?
+	awk -v name="$name" -v rc="$rc" -v load="$load" -F': ' '
+		/Elapsed \(wall clock\)/ {
+			n = split($2, p, ":"); wall = 0
+			for (i = 1; i <= n; i++) wall = wall * 60 + p[i]
+		}
+		/User time/ { user = $2 }
+		/System time/ { sys = $2 }
+		/Maximum resident set size/ { rss = $2 / 1024 }
+		END { printf "%s\t%.2f\t%.2f\t%.2f\t%.1f\t%s\t%s\n", name, wall, user, sys, rss, rc, load }
+	' "$OUT/time/$name.txt" | tee -a "$OUT/results.tsv" >&2
+	tail -n 3 "$OUT/log/$name.out" >&2 || true
+	tail -n 3 "$OUT/log/$name.err" >&2 || true
+}
+
+fresh() { rm -f "$1" "$1-wal" "$1-shm"; }
+
+# tui NAME DB: `triage review` on DB in a 120x40 tmux pane, polled every
+# 10 ms: launch to first frame (the header), launch to the loaded queue
+# (the header counts the leftovers), then Enter on the first leftover to
+# its trace screen (the tab bar), and the process's peak RSS (VmHWM).
+# Appends NAME_first, NAME_queue and NAME_open lines to results.tsv
+# (wall column only; RSS on the queue line).
+tui() {
+	local name=$1 db=$2 sess=triage-bench-$$ start first_ms="" queue_ms="" open_ms="" pane now pid hwm load t0
+	command -v tmux >/dev/null || return 0
+	log "$name: review TUI on $db (tmux, 120x40)"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	start=$(date +%s%N)
+	tmux new-session -d -s "$sess" -x 120 -y 40 "$TRIAGE --db $db review --reviewer bench"
+	for _ in $(seq 1 6000); do
+		pane=$(tmux capture-pane -p -t "$sess" 2>/dev/null || true)
+		now=$(( ($(date +%s%N) - start) / 1000000 ))
+		if [[ -z $first_ms ]] && grep -q 'labelled' <<<"$pane"; then first_ms=$now; fi
+		if grep -Eq 'of [1-9][0-9]* labelled' <<<"$pane"; then queue_ms=$now; break; fi
+		sleep 0.01
+	done
+	if [[ -n $queue_ms ]]; then
+		t0=$(date +%s%N)
+		tmux send-keys -t "$sess" Enter
+		for _ in $(seq 1 1000); do
+			pane=$(tmux capture-pane -p -t "$sess" 2>/dev/null || true)
+			if grep -q 'Evidence' <<<"$pane"; then open_ms=$(( ($(date +%s%N) - t0) / 1000000 )); break; fi
+			sleep 0.005
+		done
+	fi
+	sleep 0.5
+	pid=$(tmux display-message -p -t "$sess" '#{pane_pid}' 2>/dev/null || true)
+	hwm=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
+	tmux capture-pane -p -t "$sess" >"$OUT/log/$name.txt" 2>/dev/null || true
+	tmux send-keys -t "$sess" q 2>/dev/null || true
+	sleep 0.3
+	tmux kill-session -t "$sess" 2>/dev/null || true
+	secs() { awk -v m="$1" 'BEGIN { if (m != "") printf "%.2f", m / 1000 }'; }
+	ok() { [[ -n $1 ]] && echo 0 || echo timeout; }
+	printf '%s_first\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$first_ms")" "$(ok "$first_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
+	printf '%s_queue\t%s\t\t\t%s\t%s\t%s\n' "$name" "$(secs "$queue_ms")" "${hwm:-}" "$(ok "$queue_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
+	printf '%s_open\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$open_ms")" "$(ok "$open_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
+}
