@@ -79,7 +79,7 @@ func (a *app) runLabelsExport(ctx context.Context, reviewer, slice string, redac
 		return err
 	}
 	w := bufio.NewWriter(a.stdout)
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(triage.InertJSON(w))
 	for _, x := range evs {
 		e := x.Event
 		sec := e.Secondary
