@@ -149,8 +149,12 @@ func LoadKeyMap(data []byte) (KeyMap, error) {
 	var cfg struct {
 		Keys map[string][]string `toml:"keys"`
 	}
-	if _, err := toml.Decode(string(data), &cfg); err != nil {
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
 		return km, fmt.Errorf("key config: %w", err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return km, fmt.Errorf("key config: unknown key %q (bindings go in a [keys] table)", und[0].String())
 	}
 	named := km.bindings()
 	names := make([]string, 0, len(cfg.Keys))
@@ -176,7 +180,54 @@ func LoadKeyMap(data []byte) (KeyMap, error) {
 		b.SetKeys(keys...)
 		b.SetHelp(displayKeys(keys), b.Help().Desc)
 	}
+	if err := checkConflicts(named, names); err != nil {
+		return km, err
+	}
 	return km, nil
+}
+
+// bindingGroup sorts bindings by where they fire. Pickers and forms get
+// keys before any screen does, and the adjudication-only bindings have
+// their own screen, so bindings of different groups may share a key;
+// conflicts are only looked for inside a group.
+func bindingGroup(name string) int {
+	switch name {
+	case "toggle", "confirm", "save":
+		return 1
+	case "agreement", "toggle_all":
+		return 2
+	}
+	return 0
+}
+
+// checkConflicts refuses a config that gives one key to two bindings that
+// can fire at the same moment: which one wins would depend on routing
+// order, so one of them would silently never fire. Pairs that share a key
+// by default (filter and search on "/", open and jump on enter) live on
+// different screens and stay allowed; only a pair involving a binding the
+// config changed is checked.
+func checkConflicts(named map[string]*key.Binding, changed []string) error {
+	defaults := DefaultKeyMap()
+	def := defaults.bindings()
+	shareByDefault := func(a, b, k string) bool {
+		return slices.Contains(def[a].Keys(), k) && slices.Contains(def[b].Keys(), k)
+	}
+	others := make([]string, 0, len(named))
+	for n := range named {
+		others = append(others, n)
+	}
+	slices.Sort(others)
+	for _, a := range changed {
+		for _, k := range named[a].Keys() {
+			for _, b := range others {
+				if a == b || bindingGroup(a) != bindingGroup(b) || !slices.Contains(named[b].Keys(), k) || shareByDefault(a, b, k) {
+					continue
+				}
+				return fmt.Errorf("key config: [keys] %s: %q is also bound to %s; give one of them another key", a, k, b)
+			}
+		}
+	}
+	return nil
 }
 
 // displayKeys is how help shows a rebound key list.

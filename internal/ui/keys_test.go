@@ -19,12 +19,25 @@ func TestLoadKeyMap(t *testing.T) {
 		{"empty keeps defaults", "", "", func(t *testing.T, km KeyMap) {
 			require.True(t, key.Matches(keyMsg("L"), km.NextTrace))
 		}},
-		{"override", "[keys]\nnext_trace = [\"n\"]\nlabel_1 = [\"!\"]\n", "", func(t *testing.T, km KeyMap) {
-			require.True(t, key.Matches(keyMsg("n"), km.NextTrace))
+		{"override", "[keys]\nnext_trace = [\"m\"]\nlabel_1 = [\"!\"]\n", "", func(t *testing.T, km KeyMap) {
+			require.True(t, key.Matches(keyMsg("m"), km.NextTrace))
 			require.False(t, key.Matches(keyMsg("L"), km.NextTrace))
 			require.True(t, key.Matches(keyMsg("!"), km.Label[0]))
-			require.Equal(t, "n", km.NextTrace.Help().Key)
+			require.Equal(t, "m", km.NextTrace.Help().Key)
 		}},
+		{"swap is no conflict", "[keys]\ndown = [\"n\"]\nnext_match = [\"j\"]\n", "", func(t *testing.T, km KeyMap) {
+			require.True(t, key.Matches(keyMsg("n"), km.Down))
+			require.True(t, key.Matches(keyMsg("j"), km.NextMatch))
+		}},
+		{"default sharing kept", "[keys]\nsearch = [\"/\", \"ctrl+f\"]\n", "", func(t *testing.T, km KeyMap) {
+			require.True(t, key.Matches(keyMsg("/"), km.Filter))
+		}},
+		{"modal may reuse a screen key", "[keys]\nsave = [\"s\"]\n", "", func(t *testing.T, km KeyMap) {
+			require.True(t, key.Matches(keyMsg("s"), km.Save))
+		}},
+		{"conflict", "[keys]\nnext_trace = [\"j\", \"L\"]\n", `[keys] next_trace: "j" is also bound to down`, nil},
+		{"conflict with a digit", "[keys]\nskip = [\"1\"]\n", `[keys] skip: "1" is also bound to label_1`, nil},
+		{"keys outside the table", "[key]\nquit = [\"q\"]\n", `unknown key "key" (bindings go in a [keys] table)`, nil},
 		{"unknown name", "[keys]\nnxt_trace = [\"n\"]\n", `unknown binding "nxt_trace"`, nil},
 		{"no keys", "[keys]\nquit = []\n", `"quit" has no keys`, nil},
 		{"bad toml", "[keys\n", "key config", nil},
