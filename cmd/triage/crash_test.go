@@ -2,15 +2,17 @@
 
 package main
 
-// Crash safety (issue 8): `triage import` and `triage labels import` are
-// killed with SIGKILL at random moments, in real child processes (the test
-// binary re-executed as triage, see TestMain). After every kill the store
-// must pass store.Check (integrity_check, foreign keys, no trace without
-// its row), hold only whole files, and a complete second import must end
-// with exactly the expected traces and label events.
+// Crash safety (issue 8): `triage import`, `triage labels import` and
+// `triage rules run` are killed with SIGKILL at random moments, in real
+// child processes (the test binary re-executed as triage, see TestMain).
+// After every kill the store must pass store.Check (integrity_check,
+// foreign keys, no trace without its row) and hold only whole files,
+// event-file prefixes and single verdicts; a complete second run must end
+// with exactly the expected traces, label events and verdicts.
 //
 // The kill moments come from a seeded RNG; the seed is logged, and
-// TRIAGE_CRASH_SEED=N replays a run.
+// TRIAGE_CRASH_SEED=N replays the same delays (what they hit still
+// depends on the machine's speed).
 
 import (
 	"bytes"
