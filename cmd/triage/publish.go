@@ -125,7 +125,7 @@ func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Opti
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
+	data = append(triage.EscapeJSONText(data), '\n')
 	if out == "" {
 		_, err = a.stdout.Write(data)
 		return err
@@ -133,7 +133,7 @@ func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Opti
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "card written to %s\n", out)
+	fmt.Fprintf(a.stderr, "card written to %s\n", triage.Sanitize(out))
 	return nil
 }
 
@@ -154,12 +154,12 @@ func newCardVerifyCmd(a *app) *cobra.Command {
 			}
 			probs := card.Verify(data, h)
 			for _, p := range probs {
-				fmt.Fprintln(a.stdout, p.String())
+				fmt.Fprintln(a.stdout, triage.Sanitize(p.String()))
 			}
 			if len(probs) > 0 {
 				return &exitErr{code: exitError, err: fmt.Errorf("%s: %d problems", args[0], len(probs))}
 			}
-			fmt.Fprintf(a.stdout, "%s: ok", args[0])
+			fmt.Fprintf(a.stdout, "%s: ok", triage.Sanitize(args[0]))
 			if h != "" {
 				fmt.Fprintf(a.stdout, " (dataset_sha256 %s matches)", h)
 			}
