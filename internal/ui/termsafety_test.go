@@ -115,8 +115,8 @@ func hostileTrace(id int64) *triage.Trace {
 	return &triage.Trace{
 		ID: id, RunID: "r" + hostileShort, TaskID: fmt.Sprintf("T%02d%s", id, hostileShort), Model: "m" + hostileShort,
 		Agent: h, PromptID: h, ExitCode: ptr(1), Outcome: triage.OutcomeFailed,
-		Messages:  []triage.Message{{Role: "user" + h, Content: h}, {Role: "assistant", Content: "plan\n" + h + "\n" + h}},
-		ToolCalls: []triage.ToolCall{call, call, call, {Name: "http" + h, Args: json.RawMessage(`{"u":"\u001b]0;x\u0007\u009b\u202e"}`), Output: h}},
+		Messages:   []triage.Message{{Role: "user" + h, Content: h}, {Role: "assistant", Content: "plan\n" + h + "\n" + h}},
+		ToolCalls:  []triage.ToolCall{call, call, call, {Name: "http" + h, Args: json.RawMessage(`{"u":"\u001b]0;x\u0007\u009b\u202e"}`), Output: h}},
 		HasToolLog: true, Diff: &diff, TestOutput: ptr("tests/t.py::test_x FAILED " + h + "\n" + h),
 		Answer: ptr(h), WallS: ptr(3.0), Tokens: &triage.Tokens{Input: 1, Output: 2}, CostUSD: ptr(0.1),
 		Raw: []byte(raw),
