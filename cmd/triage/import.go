@@ -71,6 +71,7 @@ Exit status: 0 all clean, 3 some lines rejected, 1 an input could not be read
 }
 
 func (a *app) runImport(ctx context.Context, o importOpts, args []string) error {
+	streamingGC()
 	// A mistyped --format is a usage error, caught before the store is
 	// created and before any file is opened.
 	if _, ok := ingest.Lookup(o.format); !ok && o.format != "auto" && o.format != "" {

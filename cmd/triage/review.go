@@ -115,7 +115,11 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 	if err != nil {
 		return nil, err
 	}
-	var items []ui.QueueItem
+	items := make([]ui.QueueItem, 0, len(rows))
+	// Rows share their verdicts (store.QueueRows), so items can share the
+	// list of rules that fired: one slice per distinct verdict, not per
+	// item, on a queue of 600k leftovers.
+	fired := map[*triage.Verdict][]string{}
 	for _, t := range rows {
 		if pos != nil {
 			if _, ok := pos[t.ID]; !ok {
@@ -127,7 +131,12 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 			if v := t.Rule; v != nil {
 				it.Suggestion, it.Reason = v.Primary, v.Reason
 				if v.Primary != "" {
-					it.Rules = append([]string{v.Primary}, v.Secondary...)
+					rs, ok := fired[v]
+					if !ok {
+						rs = append([]string{v.Primary}, v.Secondary...)
+						fired[v] = rs
+					}
+					it.Rules = rs
 				}
 			} else {
 				it.Reason = "the rules have not run on it"

@@ -125,6 +125,7 @@ func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
 }
 
 func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) error {
+	streamingGC()
 	tax, err := a.taxonomy()
 	if err != nil {
 		return err

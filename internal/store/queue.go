@@ -1,15 +1,19 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"slices"
+	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
 
 // QueueRow is one trace as a review queue lists it: identity and the
-// rules' latest verdict (nil when the rules have not run on it).
+// rules' latest verdict (nil when the rules have not run on it; shared
+// between rows with the same verdict, so read-only).
 type QueueRow struct {
 	ID     int64
 	RunID  string
@@ -23,6 +27,12 @@ type QueueRow struct {
 // review queue, in run, task, seed order. With leftoversOnly, traces the
 // rules decided with certainty are left out by the query itself, so a
 // queue over 100,000 traces reads only what it shows.
+//
+// The store is read in rowid order, which is the order traces and their
+// verdicts were written, and sorted here: walking the (run, task, seed)
+// index instead jumps about the file, three page reads a trace on a
+// million-trace store. The strings rows repeat (runs, models, verdicts,
+// reasons) are shared, so a queue of 600k leftovers holds each once.
 func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool) ([]QueueRow, error) {
 	q := `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, r.primary_label, r.secondary, r.decision, r.reason, r.outcome, r.taxonomy_version, r.rules_version
 		FROM traces t LEFT JOIN label_events r
@@ -43,27 +53,57 @@ func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool) ([
 			q += ` AND ` + w
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.run_id, t.task_id, t.seed`, args...)
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.id`, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
 	var out []QueueRow
+	in := interner{}
+	// Verdicts repeat: a few hundred distinct ones label a million
+	// traces. Rows with equal verdict columns share one *Verdict, which
+	// callers must treat as read-only.
+	type verdictKey struct{ primary, sec, decision, reason, outcome, taxV, rulesV string }
+	verdicts := map[verdictKey]*triage.Verdict{}
 	for rows.Next() {
 		var r QueueRow
 		var primary, sec, decision, reason, outcome, taxV, rulesV sql.NullString
 		if err := rows.Scan(&r.ID, &r.RunID, &r.TaskID, &r.Seed, &r.Model, &primary, &sec, &decision, &reason, &outcome, &taxV, &rulesV); err != nil {
 			return nil, mapErr(err)
 		}
+		r.RunID, r.TaskID, r.Model = in.get(r.RunID), in.get(r.TaskID), in.get(r.Model)
 		if decision.Valid {
-			v := &triage.Verdict{Primary: primary.String, Decision: triage.Decision(decision.String), Reason: reason.String,
-				Outcome: triage.Outcome(outcome.String), TaxonomyVersion: taxV.String, RulesVersion: rulesV.String, Secondary: []string{}}
-			if sec.String != "" && sec.String != "[]" {
-				_ = json.Unmarshal([]byte(sec.String), &v.Secondary)
+			k := verdictKey{in.get(primary.String), in.get(sec.String), in.get(decision.String), in.get(reason.String),
+				in.get(outcome.String), in.get(taxV.String), in.get(rulesV.String)}
+			v, ok := verdicts[k]
+			if !ok {
+				v = &triage.Verdict{Primary: k.primary, Decision: triage.Decision(k.decision), Reason: k.reason,
+					Outcome: triage.Outcome(k.outcome), TaxonomyVersion: k.taxV, RulesVersion: k.rulesV, Secondary: []string{}}
+				if k.sec != "" && k.sec != "[]" {
+					_ = json.Unmarshal([]byte(k.sec), &v.Secondary)
+				}
+				verdicts[k] = v
 			}
 			r.Rule = v
 		}
 		out = append(out, r)
 	}
-	return out, mapErr(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	slices.SortFunc(out, func(a, b QueueRow) int {
+		return cmp.Or(strings.Compare(a.RunID, b.RunID), strings.Compare(a.TaskID, b.TaskID), cmp.Compare(a.Seed, b.Seed))
+	})
+	return out, nil
+}
+
+// interner shares equal strings.
+type interner map[string]string
+
+func (in interner) get(s string) string {
+	if v, ok := in[s]; ok {
+		return v
+	}
+	in[s] = s
+	return s
 }
