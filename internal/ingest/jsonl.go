@@ -29,6 +29,26 @@ type rowDecoder struct {
 	// trusted skips validation and hashing for rows the store already
 	// accepted once.
 	trusted bool
+	// names shares tool names, which repeat call after call; it stops
+	// growing at maxNames so hostile input cannot make it large.
+	names map[string]string
+}
+
+const maxNames = 512
+
+// name returns b as a string, shared with earlier calls of the same name.
+func (d *rowDecoder) name(b []byte) string {
+	if s, ok := d.names[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if d.names == nil {
+		d.names = map[string]string{}
+	}
+	if len(d.names) < maxNames {
+		d.names[s] = s
+	}
+	return s
 }
 
 // fieldName names a field for an error message, built only when a row is
@@ -265,6 +285,13 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 	t.HasToolLog = true
 	arr, _ := tc.Array()
 	t.ToolCalls = make([]triage.ToolCall, len(arr))
+	// Every call's args are marshalled into one buffer: growing a fresh
+	// slice per call was half of the decoder's allocations. A call's
+	// slice is capped, so nothing appended later can reach into it.
+	var args []byte
+	if !d.lite {
+		args = make([]byte, 0, 64*len(arr))
+	}
 	for i, c := range arr {
 		field := elem{"tool_calls", i}
 		if c.Type() != fastjson.TypeObject {
@@ -278,7 +305,7 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 		case nv.Type() != fastjson.TypeString:
 			return ferr(field.key("name").String(), "want a string, got %s", typeName(nv))
 		}
-		call.Name = string(nv.GetStringBytes())
+		call.Name = d.name(nv.GetStringBytes())
 		if call.Name == "" {
 			return ferr(field.key("name").String(), "empty")
 		}
@@ -286,7 +313,9 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 		// only calls that differ in spelling (the seed compares
 		// json.dumps(call.get("args", {}), sort_keys=True)).
 		if a := c.Get("args"); a != nil && !d.lite {
-			call.Args = a.MarshalTo(nil)
+			start := len(args)
+			args = a.MarshalTo(args)
+			call.Args = args[start:len(args):len(args)]
 		}
 		var err error
 		if call.Output, err = d.optText(c, "output", field.key("output")); err != nil {

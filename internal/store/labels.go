@@ -461,24 +461,46 @@ func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int6
 	return ids, mapErr(rows.Err())
 }
 
+// storedRows reads the rows of ids, which are ascending. Ids that fill
+// most of their range (a run labelled for the first time) are read as a
+// range scan and filtered here, which costs SQLite a third of what an IN
+// list of 2,048 ids costs; scattered ids use the IN list.
 func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
+	lo, hi := ids[0], ids[len(ids)-1]
+	const cols = `SELECT t.id, t.run_id, t.content_hash, t.source, r.raw, r.norm FROM traces t JOIN trace_rows r ON r.trace_id = t.id`
+	var rows *sql.Rows
+	var err error
+	dense := hi-lo+1 <= 2*int64(len(ids))
+	if dense {
+		rows, err = q.QueryContext(ctx, cols+` WHERE t.id BETWEEN ? AND ? ORDER BY t.id`, lo, hi)
+	} else {
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			args[i] = id
+		}
+		rows, err = q.QueryContext(ctx, cols+` WHERE t.id IN (`+placeholders(len(ids))+`) ORDER BY t.id`, args...)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT t.id, t.run_id, t.content_hash, t.source, r.raw, r.norm FROM traces t JOIN trace_rows r ON r.trace_id = t.id WHERE t.id IN (`+placeholders(len(ids))+`) ORDER BY t.id`, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
 	defer rows.Close()
 	out := make([]StoredRow, 0, len(ids))
+	next := 0 // ids[next] is the next id wanted
 	for rows.Next() {
 		var r StoredRow
 		if err := rows.Scan(&r.ID, &r.RunID, &r.Hash, &r.Source, &r.Raw, &r.Norm); err != nil {
 			return nil, mapErr(err)
+		}
+		if dense {
+			for next < len(ids) && ids[next] < r.ID {
+				next++
+			}
+			if next == len(ids) || ids[next] != r.ID {
+				continue
+			}
 		}
 		out = append(out, r)
 	}

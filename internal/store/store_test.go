@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -371,4 +372,35 @@ func TestQueueRowsLeavesDecidedTracesOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, left, 2, "the certain verdict is left out")
 	require.Equal(t, "why c", left[0].Rule.Reason)
+}
+
+// storedRows returns exactly the ids asked for, whether they fill their
+// range (read as a range scan and filtered) or are scattered (an IN list).
+func TestStoredRowsDenseAndScattered(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	var ts []*triage.Trace
+	for i := range 20 {
+		ts = append(ts, trace("r", "T", i, fmt.Sprintf("h%d", i)))
+	}
+	importAll(t, db, ts...)
+	for _, ids := range [][]int64{
+		{1, 2, 3, 4, 5},
+		{2, 3, 5, 6, 8, 9}, // dense with gaps: a range scan, filtered
+		{1, 10, 20},        // scattered: the IN list
+		{7},
+		{19, 20, 21, 22}, // past the last trace
+	} {
+		rows, err := storedRows(ctx, db.db, ids)
+		require.NoError(t, err)
+		var got []int64
+		for _, r := range rows {
+			got = append(got, r.ID)
+			require.Equal(t, "r", r.RunID)
+			require.NotEmpty(t, r.Raw)
+		}
+		want := slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return id > 20 })
+		require.Equal(t, want, got, "ids %v", ids)
+	}
 }
