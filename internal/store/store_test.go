@@ -404,3 +404,27 @@ func TestStoredRowsDenseAndScattered(t *testing.T) {
 		require.Equal(t, want, got, "ids %v", ids)
 	}
 }
+
+// LabelPending turns foreign key checks off for its own transaction only:
+// afterwards the store enforces them again.
+func TestLabelPendingRestoresForeignKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	importAll(t, db, trace("r", "T", 1, "h1"))
+	n, err := db.LabelPending(ctx, "", "tax", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+		var out []triage.LabelEvent
+		for _, r := range rows {
+			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
+				Verdict: &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, TaxonomyVersion: "tax", RulesVersion: "1"}})
+		}
+		return out, nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	var on int
+	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on))
+	require.Equal(t, 1, on)
+	_, err = db.db.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (999, 'x', 'human', 'now')`)
+	require.Error(t, err, "a label for a trace that does not exist must be refused")
+}
