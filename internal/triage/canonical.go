@@ -54,6 +54,12 @@ func ArgsKey(raw []byte) string {
 	return string(appendArgsKey(nil, raw))
 }
 
+// AppendArgsKey appends ArgsKey(raw) to dst, for a caller that compares
+// many calls and keeps each key once instead of building a string a call.
+func AppendArgsKey(dst, raw []byte) []byte {
+	return appendArgsKey(dst, raw)
+}
+
 func appendArgsKey(dst, raw []byte) []byte {
 	if len(raw) == 0 {
 		return append(dst, "{}"...)
