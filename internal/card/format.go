@@ -84,19 +84,8 @@ func fit(s string, n int) string {
 	return ansi.Truncate(clean(s), max(1, n), "…")
 }
 
-// seedSymbol is one grid cell: which attempts at a seed were solved.
-func seedSymbol(cells []Cell, seed int) (sym string, state cellState) {
-	n, ok, leaked := 0, 0, false
-	for _, c := range cells {
-		if c.Seed != seed {
-			continue
-		}
-		n++
-		if c.Solved {
-			ok++
-		}
-		leaked = leaked || c.Leaked
-	}
+// symbolOf is one grid cell's symbol: n attempts at a seed, ok solved.
+func symbolOf(n, ok int, leaked bool) (string, cellState) {
 	switch {
 	case n == 0:
 		return "·", cellMissing
@@ -109,6 +98,36 @@ func seedSymbol(cells []Cell, seed int) (sym string, state cellState) {
 	default:
 		return "◐", cellMixed
 	}
+}
+
+// gridCell is one task's cell at one seed column.
+type gridCell struct {
+	sym   string
+	state cellState
+}
+
+// taskCells gives a task's cell at each of seeds (ascending) in one pass
+// over its cells, which the grid keeps sorted by seed. Looking each seed
+// up with seedSymbol was quadratic: a million traces over 5,000 seeds
+// would have taken billions of steps.
+func taskCells(cells []Cell, seeds []int) []gridCell {
+	out := make([]gridCell, len(seeds))
+	i := 0
+	for j, s := range seeds {
+		for i < len(cells) && cells[i].Seed < s {
+			i++
+		}
+		n, ok, leaked := 0, 0, false
+		for ; i < len(cells) && cells[i].Seed == s; i++ {
+			n++
+			if cells[i].Solved {
+				ok++
+			}
+			leaked = leaked || cells[i].Leaked
+		}
+		out[j].sym, out[j].state = symbolOf(n, ok, leaked)
+	}
+	return out
 }
 
 type cellState int

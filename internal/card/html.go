@@ -206,8 +206,9 @@ func writeGridSVG(b *strings.Builder, r *ReportData) {
 	for i, t := range r.Grid.Tasks {
 		y := (i+1)*(svgCell+svgGap) + svgGap
 		fmt.Fprintf(b, `<text x="0" y="%d">%s</text>`, y+13, esc(clip(t.TaskID, 20)))
+		gc := taskCells(t.Cells, r.Grid.Seeds)
 		for j, s := range r.Grid.Seeds {
-			sym, state := seedSymbol(t.Cells, s)
+			sym, state := gc[j].sym, gc[j].state
 			class := map[cellState]string{cellMissing: "none", cellSolved: "ok", cellFailed: "no", cellMixed: "mix", cellLeaked: "leak"}[state]
 			fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"><title>%s seed %d: %s</title></rect>`,
 				class, gridX+j*(svgCell+svgGap), y, svgCell, svgCell, esc(t.TaskID), s, esc(sym))

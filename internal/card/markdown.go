@@ -111,9 +111,8 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 	rows = rows[:0]
 	for _, t := range r.Grid.Tasks {
 		row := []string{md(t.TaskID)}
-		for _, s := range r.Grid.Seeds {
-			sym, _ := seedSymbol(t.Cells, s)
-			row = append(row, sym)
+		for _, c := range taskCells(t.Cells, r.Grid.Seeds) {
+			row = append(row, c.sym)
 		}
 		row = append(row, fmt.Sprintf("%d/%d", t.Solved, t.Runs), frac(t.PassAt1), yesNo(t.PassHatK))
 		rows = append(rows, row)

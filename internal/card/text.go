@@ -153,7 +153,7 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line("")
 	line("%s", st.Heading.Render("Per-task grid"))
 	line("  %s", renderLines(st.Muted, wrapHang(gridLegend, width-2, 2)))
-	writeTextGrid(&b, r, st)
+	writeTextGrid(&b, r, st, width)
 	line("  %s %s", st.Label.Render("nobody clears:"), clean(orNone(strings.Join(r.NobodyClears, ", "))))
 	line("  %s %s", st.Label.Render("saturated:"), clean(orNone(strings.Join(r.Saturated, ", "))))
 	if r.TasksInPack > len(r.Grid.Tasks) {
@@ -199,25 +199,36 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	return err
 }
 
-func writeTextGrid(b *strings.Builder, r *ReportData, st Styles) {
+// writeTextGrid draws the per-task × seed grid, as many seed columns as
+// the width holds: a run of thousands of seeds would otherwise print lines
+// thousands of cells wide. The md and html reports carry every column.
+func writeTextGrid(b *strings.Builder, r *ReportData, st Styles, width int) {
 	taskW := len("task")
 	for _, t := range r.Grid.Tasks {
 		taskW = max(taskW, lipgloss.Width(fit(t.TaskID, keyColumn)))
 	}
+	const stats = "   solved  pass@1  pass^k"
+	seeds := r.Grid.Seeds
+	if fits := (width - 3 - taskW - len(stats)) / 2; len(seeds) > max(fits, 1) {
+		seeds = seeds[:max(fits-1, 1)]
+	}
+	more := len(r.Grid.Seeds) - len(seeds)
 	var head strings.Builder
 	head.WriteString("  " + padRight("task", taskW) + " ")
-	for _, s := range r.Grid.Seeds {
+	for _, s := range seeds {
 		head.WriteString(" " + strconv.Itoa(s%10))
 	}
-	head.WriteString("   solved  pass@1  pass^k")
+	if more > 0 {
+		head.WriteString(" …")
+	}
+	head.WriteString(stats)
 	fmt.Fprintln(b, st.Label.Render(head.String()))
 	for _, t := range r.Grid.Tasks {
 		var l strings.Builder
 		l.WriteString("  " + padRight(fit(t.TaskID, keyColumn), taskW) + " ")
-		for _, s := range r.Grid.Seeds {
-			sym, state := seedSymbol(t.Cells, s)
+		for _, c := range taskCells(t.Cells, seeds) {
 			style := st.Muted
-			switch state {
+			switch c.state {
 			case cellSolved:
 				style = st.Pass
 			case cellFailed:
@@ -227,10 +238,16 @@ func writeTextGrid(b *strings.Builder, r *ReportData, st Styles) {
 			case cellLeaked:
 				style = st.Warn
 			}
-			l.WriteString(" " + style.Render(sym))
+			l.WriteString(" " + style.Render(c.sym))
+		}
+		if more > 0 {
+			l.WriteString(" " + st.Muted.Render("…"))
 		}
 		fmt.Fprintf(&l, "   %-6s  %-6s  %s", fmt.Sprintf("%d/%d", t.Solved, t.Runs), frac(t.PassAt1), yesNo(t.PassHatK))
 		fmt.Fprintln(b, l.String())
+	}
+	if more > 0 {
+		fmt.Fprintln(b, st.Muted.Render(fmt.Sprintf("  … %d more seeds: --format md or html shows them", more)))
 	}
 }
 
