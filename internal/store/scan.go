@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"slices"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -19,7 +21,10 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 		q += ` WHERE t.run_id = ?`
 		args = append(args, runID)
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.id, e.id`, args...)
+	// Ordering by t.id alone lets SQLite walk traces and their index
+	// entries without a sorter per trace ("temp b-tree for right part of
+	// ORDER BY"); a trace's few events are put in id order here.
+	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.id`, args...)
 	if err != nil {
 		return mapErr(err)
 	}
@@ -30,12 +35,20 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 		folder stateFolder
 		sr     summaryRow
 		er     eventRow
+		events []triage.LabelEvent
 	)
 	dest := append(sr.dest(), er.dest()...)
 	emit := func() error {
 		if !have {
 			return nil
 		}
+		if len(events) > 1 {
+			slices.SortFunc(events, func(a, b triage.LabelEvent) int { return cmp.Compare(a.ID, b.ID) })
+		}
+		for _, e := range events {
+			folder.add(e)
+		}
+		events = events[:0]
 		return fn(cur, folder.done())
 	}
 	for rows.Next() {
@@ -51,7 +64,7 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 			folder.reset(cur.ID)
 		}
 		if er.id != 0 {
-			folder.add(er.event())
+			events = append(events, er.event())
 		}
 	}
 	if err := rows.Err(); err != nil {
