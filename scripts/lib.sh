@@ -33,9 +33,10 @@ fresh() { rm -f "$1" "$1-wal" "$1-shm"; }
 # tui NAME DB: `triage review` on DB in a 120x40 tmux pane, polled every
 # 10 ms: launch to first frame (the header), launch to the loaded queue
 # (the header counts the leftovers), then Enter on the first leftover to
-# its trace screen (the tab bar), and the process's peak RSS (VmHWM).
-# Appends NAME_first, NAME_queue and NAME_open lines to results.tsv
-# (wall column only; RSS on the queue line).
+# its trace screen (the tab bar), the median of five next-trace keys (l)
+# to the header's new position, and the process's peak RSS (VmHWM).
+# Appends NAME_first, NAME_queue, NAME_open and NAME_next lines to
+# results.tsv (wall column only; RSS on the queue line).
 tui() {
 	local name=$1 db=$2 sess=triage-bench-$$ start first_ms="" queue_ms="" open_ms="" pane now pid hwm load t0
 	command -v tmux >/dev/null || return 0
@@ -59,6 +60,21 @@ tui() {
 			sleep 0.005
 		done
 	fi
+	# Next trace (l), five times: keypress to the header's new position.
+	local nexts=() k
+	if [[ -n $open_ms ]]; then
+		for k in 2 3 4 5 6; do
+			t0=$(date +%s%N)
+			tmux send-keys -t "$sess" l
+			for _ in $(seq 1 1000); do
+				if tmux capture-pane -p -t "$sess" 2>/dev/null | head -n 1 | grep -q " $k/[0-9]"; then
+					nexts+=($(( ($(date +%s%N) - t0) / 1000000 )))
+					break
+				fi
+				sleep 0.002
+			done
+		done
+	fi
 	sleep 0.5
 	pid=$(tmux display-message -p -t "$sess" '#{pane_pid}' 2>/dev/null || true)
 	hwm=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/$pid/status" 2>/dev/null || true)
@@ -71,4 +87,10 @@ tui() {
 	printf '%s_first\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$first_ms")" "$(ok "$first_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
 	printf '%s_queue\t%s\t\t\t%s\t%s\t%s\n' "$name" "$(secs "$queue_ms")" "${hwm:-}" "$(ok "$queue_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
 	printf '%s_open\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$open_ms")" "$(ok "$open_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
+	# median of the five next-trace latencies (the tmux poll adds a few ms)
+	local next_ms=""
+	if ((${#nexts[@]} == 5)); then
+		next_ms=$(printf '%s\n' "${nexts[@]}" | sort -n | sed -n 3p)
+	fi
+	printf '%s_next\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$next_ms")" "$(ok "$next_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
 }
