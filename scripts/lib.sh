@@ -1,5 +1,26 @@
 # scripts/lib.sh: helpers shared by bench.sh and scale.sh. Source it after
-# setting OUT (the output directory); it defines measure, fresh and log.
+# setting ROOT, OUT (the output directory) and REF; it defines build_ref,
+# measure, fresh, tui and log.
+
+# build_ref exports the commit REF (HEAD by default; "worktree" for the
+# working tree as it is) into $OUT/src with git archive, so that other
+# people's uncommitted work neither breaks nor colours the figures, and
+# builds triage and gentraces into $OUT/bin. Sets SRC, COMMIT and TRIAGE.
+build_ref() {
+	if [[ $REF == worktree ]]; then
+		SRC=$ROOT
+		COMMIT="$(git rev-parse --short HEAD)+worktree"
+	else
+		COMMIT=$(git rev-parse --short "$REF")
+		SRC=$OUT/src
+		rm -rf "$SRC"
+		mkdir -p "$SRC"
+		git archive "$REF" | tar -x -C "$SRC"
+	fi
+	log "measuring $COMMIT (source: $SRC)"
+	(cd "$SRC" && go build -o "$OUT/bin/triage" ./cmd/triage && go build -o "$OUT/bin/gentraces" ./cmd/gentraces)
+	TRIAGE=$OUT/bin/triage
+}
 
 log() { printf '\n== %s\n' "$*" >&2; }
 

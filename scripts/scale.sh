@@ -31,19 +31,7 @@ mkdir -p "$OUT"/{bin,data,db,time,log}
 # shellcheck source=scripts/lib.sh
 source "$ROOT/scripts/lib.sh"
 
-if [[ $REF == worktree ]]; then
-	SRC=$ROOT
-	COMMIT="$(git rev-parse --short HEAD)+worktree"
-else
-	COMMIT=$(git rev-parse --short "$REF")
-	SRC=$OUT/src
-	rm -rf "$SRC"
-	mkdir -p "$SRC"
-	git archive "$REF" | tar -x -C "$SRC"
-fi
-log "measuring $COMMIT (source: $SRC)"
-(cd "$SRC" && go build -o "$OUT/bin/triage" ./cmd/triage && go build -o "$OUT/bin/gentraces" ./cmd/gentraces)
-TRIAGE=$OUT/bin/triage
+build_ref
 PACK=$SRC/testdata/sample/pack
 
 label() { # 10000 -> 10k
