@@ -115,6 +115,11 @@ func (a *app) runLabelsImport(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	find, err := db.TraceFinder(ctx)
+	if err != nil {
+		return err
+	}
+	defer find.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var events []triage.LabelEvent
@@ -126,7 +131,7 @@ func (a *app) runLabelsImport(ctx context.Context, path string) error {
 		if len(b) == 0 {
 			continue
 		}
-		e, err := a.labelEvent(ctx, db, b)
+		e, err := labelEvent(ctx, find, b)
 		if err == nil {
 			err = checkLabelClasses(tax, e)
 		}
@@ -153,22 +158,21 @@ func (a *app) runLabelsImport(ctx context.Context, path string) error {
 	return nil
 }
 
-func (a *app) labelEvent(ctx context.Context, db *store.DB, b []byte) (triage.LabelEvent, error) {
+// labelEvent turns one line of a labels file into an event on this
+// store's trace, refusing a trace whose content differs from the one
+// labelled.
+func labelEvent(ctx context.Context, find *store.TraceFinder, b []byte) (triage.LabelEvent, error) {
 	row, err := parseLabelRow(b)
 	if err != nil {
 		return triage.LabelEvent{}, err
 	}
-	id, err := db.FindTrace(ctx, row.RunID, row.TaskID, row.Seed)
+	id, hash, err := find.Find(ctx, row.RunID, row.TaskID, row.Seed)
 	if err != nil {
 		return triage.LabelEvent{}, err
 	}
-	s, err := db.Summary(ctx, id)
-	if err != nil {
-		return triage.LabelEvent{}, err
-	}
-	if row.ContentHash != "" && row.ContentHash != s.ContentHash {
+	if row.ContentHash != "" && row.ContentHash != hash {
 		return triage.LabelEvent{}, fmt.Errorf("%s: content hash %s… differs from this store's %s…: the trace labelled is not the one here",
-			s.Key(), short(row.ContentHash), short(s.ContentHash))
+			triage.TraceKey(row.RunID, row.TaskID, row.Seed), short(row.ContentHash), short(hash))
 	}
 	return triage.LabelEvent{TraceID: id, Actor: row.Reviewer, Kind: triage.LabelKind(row.Kind), Primary: row.Primary, Secondary: row.Secondary,
 		Note: row.Note, Slice: row.Slice, TaxonomyVersion: row.TaxonomyVersion, CreatedAt: row.CreatedAt}, nil

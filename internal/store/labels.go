@@ -24,7 +24,12 @@ func (s *DB) AppendLabel(ctx context.Context, e triage.LabelEvent) (triage.Label
 	if e.CreatedAt.IsZero() {
 		e.CreatedAt = s.Now()
 	}
-	if _, err := s.appendLabel(ctx, tx, &e); err != nil {
+	w, err := prepareLabelWriter(ctx, tx)
+	if err != nil {
+		return e, err
+	}
+	defer w.close()
+	if _, err := w.append(ctx, &e); err != nil {
 		return e, err
 	}
 	return e, mapErr(tx.Commit())
@@ -39,9 +44,33 @@ func ExtKey(contentHash string, e *triage.LabelEvent) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// appendLabel inserts e; it reports false when an event with the same
+// labelWriter inserts label events through statements prepared once per
+// transaction: labels import writes thousands of events, and preparing
+// each statement again was most of its time.
+type labelWriter struct{ hash, insert *sql.Stmt }
+
+func prepareLabelWriter(ctx context.Context, tx *sql.Tx) (*labelWriter, error) {
+	hash, err := tx.PrepareContext(ctx, `SELECT content_hash FROM traces WHERE id = ?`)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at, ext_key)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) WHERE ext_key IS NOT NULL DO NOTHING`)
+	if err != nil {
+		hash.Close()
+		return nil, mapErr(err)
+	}
+	return &labelWriter{hash: hash, insert: insert}, nil
+}
+
+func (w *labelWriter) close() {
+	w.hash.Close()
+	w.insert.Close()
+}
+
+// append inserts e; it reports false when an event with the same
 // external key exists (idempotent label import).
-func (s *DB) appendLabel(ctx context.Context, q querier, e *triage.LabelEvent) (bool, error) {
+func (w *labelWriter) append(ctx context.Context, e *triage.LabelEvent) (bool, error) {
 	sec, _ := json.Marshal(nonNil(e.Secondary))
 	var verdict any
 	var decision, reason, rulesV, outcome string
@@ -55,13 +84,12 @@ func (s *DB) appendLabel(ctx context.Context, q querier, e *triage.LabelEvent) (
 	var ext any
 	if e.Kind != triage.KindRule {
 		var hash string
-		if err := q.QueryRowContext(ctx, `SELECT content_hash FROM traces WHERE id = ?`, e.TraceID).Scan(&hash); err != nil {
+		if err := w.hash.QueryRowContext(ctx, e.TraceID).Scan(&hash); err != nil {
 			return false, fmt.Errorf("label trace %d: %w", e.TraceID, mapErr(err))
 		}
 		ext = ExtKey(hash, e)
 	}
-	res, err := q.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at, ext_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) WHERE ext_key IS NOT NULL DO NOTHING`,
+	res, err := w.insert.ExecContext(ctx,
 		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, rulesV, decision, reason, outcome, verdict, e.Slice,
 		e.CreatedAt.UTC().Format(time.RFC3339Nano), ext)
 	if err != nil {
@@ -530,13 +558,18 @@ func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int,
 		return 0, mapErr(err)
 	}
 	defer tx.Rollback()
+	w, err := prepareLabelWriter(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	defer w.close()
 	n := 0
 	for i := range events {
 		e := &events[i]
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = s.Now()
 		}
-		added, err := s.appendLabel(ctx, tx, e)
+		added, err := w.append(ctx, e)
 		if err != nil {
 			return 0, err
 		}

@@ -107,6 +107,33 @@ func (s *DB) FindTrace(ctx context.Context, run, task string, seed int) (int64, 
 	return id, nil
 }
 
+// TraceFinder looks traces up by run, task and seed through one prepared
+// statement, for callers resolving many keys (labels import).
+type TraceFinder struct{ st *sql.Stmt }
+
+// TraceFinder prepares a finder; Close it when done.
+func (s *DB) TraceFinder(ctx context.Context) (*TraceFinder, error) {
+	st, err := s.db.PrepareContext(ctx, `SELECT id, content_hash FROM traces WHERE run_id = ? AND task_id = ? AND seed = ?`)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return &TraceFinder{st: st}, nil
+}
+
+// Find returns a trace's id and content hash, or an error wrapping
+// ErrNotFound that names the key, as FindTrace does.
+func (f *TraceFinder) Find(ctx context.Context, run, task string, seed int) (int64, string, error) {
+	var id int64
+	var hash string
+	if err := f.st.QueryRowContext(ctx, run, task, seed).Scan(&id, &hash); err != nil {
+		return 0, "", fmt.Errorf("trace %s: %w", triage.TraceKey(run, task, seed), mapErr(err))
+	}
+	return id, hash, nil
+}
+
+// Close releases the statement.
+func (f *TraceFinder) Close() error { return f.st.Close() }
+
 // Row returns the stored row of a trace: the normalised row when the
 // source was another format, else the original verbatim.
 func (s *DB) Row(ctx context.Context, id int64) (row []byte, raw []byte, err error) {
