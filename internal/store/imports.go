@@ -39,7 +39,6 @@ type Reject struct {
 // callback given to BeginImport, in the order added, at the latest on
 // Flush or Commit. It is not safe for concurrent use.
 type Import struct {
-	conn     *sql.Conn
 	tx       *sql.Tx
 	rej      *sql.Stmt
 	insFull  *sql.Stmt
@@ -76,24 +75,11 @@ const importBatch = 64
 // a second writer waits (busy_timeout) instead of failing. onResult
 // receives every added trace with its result.
 func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Import, error) {
-	// The import writes runs before their traces and a trace before its
-	// row, in its own transaction, so the foreign key checks (a seek per
-	// insert) cannot fail: they are off on this pinned connection until
-	// Commit or Rollback (SQLite ignores the pragma inside a transaction).
-	conn, err := s.db.Conn(ctx)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
 	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("begin import: %w", mapErr(err))
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		restoreForeignKeys(conn)
-		return nil, fmt.Errorf("begin import: %w", mapErr(err))
-	}
-	im := &Import{conn: conn, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult}
+	im := &Import{tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult}
 	im.rej, err = tx.PrepareContext(ctx, `INSERT INTO rejects (file, line, reason, raw, raw_sha256, created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`)
 	if err == nil {
 		im.insFull, err = tx.PrepareContext(ctx, insertSQL(importBatch))
@@ -108,17 +94,10 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 		err = tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&im.maxID)
 	}
 	if err != nil {
-		im.Rollback()
+		tx.Rollback()
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
 	}
 	return im, nil
-}
-
-// restoreForeignKeys turns the checks back on and returns the connection
-// to the pool; it runs even when the caller's context is done.
-func restoreForeignKeys(conn *sql.Conn) {
-	conn.ExecContext(context.Background(), `PRAGMA foreign_keys = ON`)
-	conn.Close()
 }
 
 const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash, file, line, imported_at`
@@ -418,12 +397,12 @@ func (im *Import) Commit(ctx context.Context) error {
 	if im.closed {
 		return errors.New("import already closed")
 	}
-	im.closed = true
-	defer restoreForeignKeys(im.conn)
 	if err := im.Flush(ctx); err != nil {
+		im.closed = true
 		im.tx.Rollback()
 		return err
 	}
+	im.closed = true
 	return mapErr(im.tx.Commit())
 }
 
@@ -433,7 +412,6 @@ func (im *Import) Rollback() error {
 		return nil
 	}
 	im.closed = true
-	defer restoreForeignKeys(im.conn)
 	return im.tx.Rollback()
 }
 

@@ -428,21 +428,3 @@ func TestLabelPendingRestoresForeignKeys(t *testing.T) {
 	_, err = db.db.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (999, 'x', 'human', 'now')`)
 	require.Error(t, err, "a label for a trace that does not exist must be refused")
 }
-
-// An import turns foreign key checks off for its own transaction only,
-// whether it commits or rolls back.
-func TestImportRestoresForeignKeys(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	db := openTest(t)
-	importAll(t, db, trace("r", "T", 1, "h1"))
-	im, err := db.BeginImport(ctx, func(Added) error { return nil })
-	require.NoError(t, err)
-	require.NoError(t, im.Add(ctx, trace("r", "T", 2, "h2"), nil, "f", 1))
-	require.NoError(t, im.Rollback())
-	var on int
-	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on))
-	require.Equal(t, 1, on)
-	_, err = db.db.ExecContext(ctx, `INSERT INTO trace_rows (trace_id, raw) VALUES (999, x'00')`)
-	require.Error(t, err, "a row for a trace that does not exist must be refused")
-}
