@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/BurntSushi/toml"
 	"github.com/charmbracelet/bubbles/key"
@@ -177,6 +178,14 @@ func LoadKeyMap(data []byte) (KeyMap, error) {
 		if len(keys) == 0 {
 			return km, fmt.Errorf("key config: binding %q has no keys", n)
 		}
+		for _, k := range keys {
+			// Key names are words like "ctrl+c" or a printable character;
+			// a control character could not be typed, and would reach the
+			// terminal raw from the help line.
+			if strings.IndexFunc(k, isControlRune) >= 0 {
+				return km, fmt.Errorf("key config: [keys] %s: %q is not a key name: it holds a control character", n, k)
+			}
+		}
 		b.SetKeys(keys...)
 		b.SetHelp(displayKeys(keys), b.Help().Desc)
 	}
@@ -236,4 +245,9 @@ func displayKeys(keys []string) string {
 		keys = keys[:2]
 	}
 	return strings.ReplaceAll(strings.Join(keys, "/"), " ", "space")
+}
+
+// isControlRune reports C0 and C1 controls, DEL and the bidi controls.
+func isControlRune(r rune) bool {
+	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }

@@ -34,6 +34,7 @@ func FuzzLoadKeyMap(f *testing.F) {
 				require.NotEmpty(t, k, "binding %q has an empty key", name)
 			}
 			require.NotEmpty(t, b.Help().Key, "binding %q has no help key", name)
+			require.Equal(t, -1, strings.IndexFunc(b.Help().Key, isControlRune), "binding %q's help key %q holds a control character", name, b.Help().Key)
 			cfg[name] = keys
 		}
 		var buf bytes.Buffer

@@ -41,6 +41,8 @@ func TestLoadKeyMap(t *testing.T) {
 		{"unknown name", "[keys]\nnxt_trace = [\"n\"]\n", `unknown binding "nxt_trace"`, nil},
 		{"no keys", "[keys]\nquit = []\n", `"quit" has no keys`, nil},
 		{"bad toml", "[keys\n", "key config", nil},
+		{"escape sequence", "[keys]\nquit = [\"\\u001b]0;pwn\\u0007\"]\n", `[keys] quit: "\x1b]0;pwn\a" is not a key name: it holds a control character`, nil},
+		{"bidi override", "[keys]\nquit = [\"q\\u202e\"]\n", `[keys] quit: "q\u202e" is not a key name`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
