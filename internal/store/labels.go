@@ -593,8 +593,11 @@ type ExportedEvent struct {
 // HumanEvents lists every non-rule event (human, skip, undo,
 // adjudication) in time order; reviewer and slice filter when set.
 func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]ExportedEvent, error) {
+	// The partial index of people's events (migration 0002) holds no rule
+	// verdict, so this reads a reviewer's few events instead of scanning a
+	// verdict a trace.
 	q := `SELECT ` + prefixed("e.", eventCols) + `, t.run_id, t.task_id, t.seed, t.content_hash
-		FROM label_events e JOIN traces t ON t.id = e.trace_id WHERE e.kind != 'rule'`
+		FROM label_events e INDEXED BY label_events_human JOIN traces t ON t.id = e.trace_id WHERE e.kind != 'rule'`
 	var args []any
 	if reviewer != "" {
 		q += ` AND e.actor = ?`

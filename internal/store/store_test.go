@@ -60,7 +60,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	require.NoError(t, err)
 	var n int
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 1, n)
+	require.Equal(t, 2, n)
 	var mode string
 	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
 	require.Equal(t, "wal", mode)
@@ -71,8 +71,35 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	db, err = Open(ctx, path, testDecode)
 	require.NoError(t, err)
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 1, n, "reopening applies nothing twice")
+	require.Equal(t, 2, n, "reopening applies nothing twice")
 	db.Close()
+}
+
+// A store made before migration 0002 gets its index of people's events on
+// the next open, and reads a reviewer's events through it.
+func TestOldStoreGetsTheHumanEventsIndex(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.db")
+	ctx := context.Background()
+	db, err := Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	importAll(t, db, trace("r", "T", 1, "h1"))
+	_, err = db.AppendLabel(ctx, triage.LabelEvent{TraceID: 1, Actor: "ana", Kind: triage.KindHuman, Primary: triage.ToolLoop})
+	require.NoError(t, err)
+	_, err = db.db.ExecContext(ctx, `DROP INDEX label_events_human; DELETE FROM migrations WHERE name LIKE '%0002%'`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	db, err = Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	defer db.Close()
+	var n int
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'label_events_human'`).Scan(&n))
+	require.Equal(t, 1, n)
+	evs, err := db.HumanEvents(ctx, "ana", "")
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	require.Equal(t, triage.ToolLoop, evs[0].Event.Primary)
 }
 
 func TestImportDuplicatesAndConflicts(t *testing.T) {
