@@ -52,14 +52,15 @@ measure() {
 fresh() { rm -f "$1" "$1-wal" "$1-shm"; }
 
 # tui NAME DB: `triage review` on DB in a 120x40 tmux pane, polled every
-# 10 ms: launch to first frame (the header), launch to the loaded queue
-# (the header counts the leftovers), then Enter on the first leftover to
+# 10 ms: launch to first frame (the header), to the queue's first page
+# (shown while the rest loads), to the whole queue (the header counts the
+# leftovers), then Enter on the first leftover to
 # its trace screen (the tab bar), the median of five next-trace keys (l)
 # to the header's new position, and the process's peak RSS (VmHWM).
-# Appends NAME_first, NAME_queue, NAME_open and NAME_next lines to
+# Appends NAME_first, NAME_page, NAME_queue, NAME_open and NAME_next lines to
 # results.tsv (wall column only; RSS on the queue line).
 tui() {
-	local name=$1 db=$2 sess=triage-bench-$$ start first_ms="" queue_ms="" open_ms="" pane now pid hwm load t0
+	local name=$1 db=$2 sess=triage-bench-$$ start first_ms="" page_ms="" queue_ms="" open_ms="" pane now pid hwm load t0
 	command -v tmux >/dev/null || return 0
 	log "$name: review TUI on $db (tmux, 120x40)"
 	load=$(cut -d' ' -f1 /proc/loadavg)
@@ -68,7 +69,8 @@ tui() {
 	for _ in $(seq 1 6000); do
 		pane=$(tmux capture-pane -p -t "$sess" 2>/dev/null || true)
 		now=$(( ($(date +%s%N) - start) / 1000000 ))
-		if [[ -z $first_ms ]] && grep -q 'labelled' <<<"$pane"; then first_ms=$now; fi
+		if [[ -z $first_ms ]] && grep -Eq 'labelled|loading the queue' <<<"$pane"; then first_ms=$now; fi
+		if [[ -z $page_ms ]] && grep -Eq 'its first [0-9]+ shown|of [0-9]+ labelled' <<<"$pane"; then page_ms=$now; fi
 		if grep -Eq 'of [1-9][0-9]* labelled' <<<"$pane"; then queue_ms=$now; break; fi
 		sleep 0.01
 	done
@@ -106,6 +108,7 @@ tui() {
 	secs() { awk -v m="$1" 'BEGIN { if (m != "") printf "%.2f", m / 1000 }'; }
 	ok() { [[ -n $1 ]] && echo 0 || echo timeout; }
 	printf '%s_first\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$first_ms")" "$(ok "$first_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
+	printf '%s_page\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$page_ms")" "$(ok "$page_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
 	printf '%s_queue\t%s\t\t\t%s\t%s\t%s\n' "$name" "$(secs "$queue_ms")" "${hwm:-}" "$(ok "$queue_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
 	printf '%s_open\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$open_ms")" "$(ok "$open_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
 	# median of the five next-trace latencies (the tmux poll adds a few ms)

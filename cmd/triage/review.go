@@ -58,6 +58,9 @@ func (a *app) runReview(ctx context.Context, o reviewOpts) error {
 		return err
 	}
 	defer db.Close()
+	// The first page of the queue shows at once and the whole queue loads
+	// behind it: a second connection lets the reviewer open a trace then.
+	db.AllowConcurrentReads(2)
 	if o.slice != "" {
 		if _, err := db.Slice(ctx, o.slice); err != nil {
 			return err
@@ -111,7 +114,11 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 	for _, x := range mine {
 		own[x.Event.TraceID] = append(own[x.Event.TraceID], x.Event)
 	}
-	rows, err := s.db.QueueRows(ctx, q.RunID, pos == nil && !q.All)
+	limit := q.Limit
+	if pos != nil {
+		limit = 0 // a slice is read whole, in its sampled order
+	}
+	rows, err := s.db.QueueRows(ctx, q.RunID, pos == nil && !q.All, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,11 @@ type QueueRow struct {
 // index instead jumps about the file, three page reads a trace on a
 // million-trace store. The strings rows repeat (runs, models, verdicts,
 // reasons) are shared, so a queue of 600k leftovers holds each once.
-func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool) ([]QueueRow, error) {
+//
+// limit, when above 0, returns only the first limit rows in queue order,
+// walking the (run, task, seed) index so that they come at once however
+// large the store: the review screen shows them while the rest loads.
+func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool, limit int) ([]QueueRow, error) {
 	q := `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, r.primary_label, r.secondary, r.decision, r.reason, r.outcome, r.taxonomy_version, r.rules_version
 		FROM traces t LEFT JOIN label_events r
 		ON r.id = (SELECT max(e.id) FROM label_events e WHERE e.trace_id = t.id AND e.kind = 'rule')`
@@ -53,7 +57,13 @@ func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool) ([
 			q += ` AND ` + w
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.id`, args...)
+	if limit > 0 {
+		q += ` ORDER BY t.run_id, t.task_id, t.seed LIMIT ?`
+		args = append(args, limit)
+	} else {
+		q += ` ORDER BY t.id`
+	}
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}

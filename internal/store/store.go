@@ -79,6 +79,13 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 	return s, nil
 }
 
+// AllowConcurrentReads lets up to n calls use the store at once, each on
+// its own connection: in WAL mode reads then proceed beside one another
+// and beside a write, while writes still take turns (busy_timeout). The
+// review screen needs it: it reads its whole queue, seconds on a large
+// store, while the reviewer opens a trace from the first page.
+func (s *DB) AllowConcurrentReads(n int) { s.db.SetMaxOpenConns(max(n, 1)) }
+
 // Close closes the store.
 func (s *DB) Close() error { return s.db.Close() }
 

@@ -390,15 +390,24 @@ func TestQueueRowsLeavesDecidedTracesOut(t *testing.T) {
 		return out, nil
 	})
 	require.NoError(t, err)
-	all, err := db.QueueRows(ctx, "r", false)
+	all, err := db.QueueRows(ctx, "r", false, 0)
 	require.NoError(t, err)
 	require.Len(t, all, 3)
 	require.Equal(t, []string{"T1", "T1", "T2"}, []string{all[0].TaskID, all[1].TaskID, all[2].TaskID}, "run, task, seed order")
 	require.Equal(t, 0, all[0].Seed)
-	left, err := db.QueueRows(ctx, "r", true)
+	left, err := db.QueueRows(ctx, "r", true, 0)
 	require.NoError(t, err)
 	require.Len(t, left, 2, "the certain verdict is left out")
 	require.Equal(t, "why c", left[0].Rule.Reason)
+	// The first page is the head of the whole queue, in the same order.
+	for n := 1; n <= 3; n++ {
+		page, err := db.QueueRows(ctx, "r", false, n)
+		require.NoError(t, err)
+		require.Equal(t, all[:n], page, "first %d", n)
+	}
+	page, err := db.QueueRows(ctx, "r", true, 1)
+	require.NoError(t, err)
+	require.Equal(t, left[:1], page)
 }
 
 // storedRows returns exactly the ids asked for, whether they fill their

@@ -43,7 +43,7 @@ func TestBlindHidesRulesAndOthers(t *testing.T) {
 	require.Nil(t, m.trace.verdict)
 	require.Empty(t, m.trace.idents, "no evidence highlights in blind mode")
 	require.Empty(t, m.trace.others)
-	require.Equal(t, 1, f.called("Queue(blind=true)"))
+	require.Equal(t, 2, f.called("Queue(blind=true)"), "the first page and the whole queue, both blind")
 	require.Zero(t, f.called(`History(1,"")`), "blind mode never fetches others' labels")
 	require.Positive(t, f.called(`History(1,"ana")`))
 }

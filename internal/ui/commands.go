@@ -11,14 +11,39 @@ import (
 // loadQueueCmd fetches the queue. Blind mode is passed to the store so the
 // rules' output never even leaves it.
 func (m *Model) loadQueueCmd(gen int) tea.Cmd {
+	return m.queueCmd(gen, 0)
+}
+
+// firstPage is how many items the first, quick queue read asks for.
+const firstPage = 200
+
+// loadFirstQueueCmd reads the queue's first page, which a store returns
+// at once (a million-trace queue takes seconds whole): the reviewer sees
+// work at once, and Update asks for the whole queue when the page is in
+// (one after the other: the page must not wait behind the whole read).
+// A slice's queue is small and ordered by sampling, so it is read whole.
+func (m *Model) loadFirstQueueCmd(gen int) tea.Cmd {
+	if m.cfg.Slice != "" {
+		return m.queueCmd(gen, 0)
+	}
+	return m.queueCmd(gen, firstPage)
+}
+
+func (m *Model) queueCmd(gen, limit int) tea.Cmd {
 	st, ctx, q, rd := m.store, m.ctx, m.queueQuery(), m.cfg.Redactor
+	q.Limit = limit
 	return func() tea.Msg {
 		items, err := st.Queue(ctx, q)
+		if err != nil && limit > 0 {
+			// No page: read the whole queue, which reports its own error.
+			q.Limit, limit = 0, 0
+			items, err = st.Queue(ctx, q)
+		}
 		if err != nil {
 			return errMsg{what: "load queue", err: err}
 		}
 		redactItems(rd, items)
-		return queueLoadedMsg{gen: gen, items: items}
+		return queueLoadedMsg{gen: gen, items: items, partial: limit > 0}
 	}
 }
 

@@ -55,7 +55,11 @@ func (f *fakeStore) Queue(_ context.Context, q QueueQuery) ([]QueueItem, error) 
 	f.record(fmt.Sprintf("Queue(blind=%v)", q.Blind))
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	out := make([]QueueItem, len(f.items))
+	n := len(f.items)
+	if q.Limit > 0 {
+		n = min(n, q.Limit)
+	}
+	out := make([]QueueItem, n)
 	copy(out, f.items)
 	return out, nil
 }

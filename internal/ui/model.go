@@ -190,7 +190,7 @@ func (m Model) Init() tea.Cmd {
 	if m.adjudicating() {
 		return m.loadDisputesCmd(m.queueGen)
 	}
-	return m.loadQueueCmd(m.queueGen)
+	return m.loadFirstQueueCmd(m.queueGen)
 }
 
 // seedTaxonomy is the seed article's eight classes, used when the caller

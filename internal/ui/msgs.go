@@ -9,6 +9,8 @@ import (
 type queueLoadedMsg struct {
 	gen   int
 	items []QueueItem
+	// partial marks the first page, shown while the whole queue loads.
+	partial bool
 	// reviews are the reviewers' labels per trace (adjudication only).
 	reviews map[int64][]triage.LabelEvent
 }

@@ -34,6 +34,13 @@ type queueModel struct {
 	loaded bool
 	filter string
 	sortBy sortKey
+	// partial is set while the first page stands in for the whole queue;
+	// touched are the items the reviewer reached meanwhile, whose state
+	// here may be newer than the whole queue's read, and moved says the
+	// reviewer has moved the cursor, which the whole queue must keep.
+	partial bool
+	touched map[int64]bool
+	moved   bool
 }
 
 // setItems replaces the items and puts the cursor where this reviewer
@@ -152,9 +159,54 @@ func (q *queueModel) current() *QueueItem {
 // item returns the item of a trace, or nil.
 func (q *queueModel) item(id int64) *QueueItem {
 	if i, ok := q.byID[id]; ok {
+		if q.partial {
+			q.touched[id] = true
+		}
 		return &q.all[i]
 	}
 	return nil
+}
+
+// setFirstPage shows the first page of the queue while the rest loads.
+func (q *queueModel) setFirstPage(items []QueueItem, blind bool) {
+	q.setItems(items, blind)
+	q.partial, q.touched, q.moved = true, map[int64]bool{}, false
+}
+
+// setWhole replaces the first page by the whole queue. Items the reviewer
+// reached on the first page keep their state there (a label written while
+// the whole queue was being read may be missing from it), and a cursor
+// the reviewer moved stays on its item.
+func (q *queueModel) setWhole(items []QueueItem, blind bool) {
+	if !q.partial {
+		q.setItems(items, blind)
+		return
+	}
+	var keep int64
+	if cur := q.current(); cur != nil && q.moved {
+		keep = cur.TraceID
+	}
+	local := map[int64]QueueItem{}
+	for id := range q.touched {
+		if i, ok := q.byID[id]; ok {
+			local[id] = q.all[i]
+		}
+	}
+	for i := range items {
+		if it, ok := local[items[i].TraceID]; ok {
+			items[i].Primary, items[i].Secondary, items[i].Note, items[i].Status = it.Primary, it.Secondary, it.Note, it.Status
+		}
+	}
+	q.partial, q.touched, q.moved = false, nil, false
+	q.setItems(items, blind)
+	if keep != 0 {
+		for vi, idx := range q.view {
+			if q.all[idx].TraceID == keep {
+				q.moveTo(vi)
+				break
+			}
+		}
+	}
 }
 
 // move shifts the cursor by d and reports whether it moved.

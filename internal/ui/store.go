@@ -43,6 +43,9 @@ type QueueQuery struct {
 	// All asks for every trace of the run, decided or not, to spot-check
 	// what the rules labelled on their own.
 	All bool
+	// Limit, when above 0, asks for the first Limit items in queue order
+	// only: the screen shows them while the whole queue loads.
+	Limit int
 }
 
 // Status is where one item stands for this reviewer.

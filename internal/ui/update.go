@@ -23,13 +23,22 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.gen != m.queueGen {
 			return m, nil
 		}
-		m.queue.setItems(msg.items, m.cfg.Blind)
+		var cmd tea.Cmd
+		switch {
+		case msg.partial && m.queue.loaded:
+			return m, nil // the whole queue came first
+		case msg.partial:
+			m.queue.setFirstPage(msg.items, m.cfg.Blind)
+			cmd = m.queueCmd(msg.gen, 0)
+		default:
+			m.queue.setWhole(msg.items, m.cfg.Blind)
+		}
 		m.natural = naturalCols(msg.items)
 		m.resize(m.width, m.height)
 		if msg.reviews != nil {
 			m.reviews = msg.reviews
 		}
-		return m, nil
+		return m, cmd
 	case agreementLoadedMsg:
 		if msg.gen == m.agreeGen {
 			m.agreeRep, m.agreeErr = msg.rep, ""
@@ -106,6 +115,11 @@ func (m Model) handleMouse(msg tea.MouseMsg) Model {
 // KeyRunes message, which no single-key binding would match; text inputs
 // take the burst whole.
 func (m Model) handleKeys(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if m.queue.partial {
+		// Whatever the reviewer does on the first page, the whole queue
+		// must not move the cursor from under them.
+		m.queue.moved = true
+	}
 	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste || m.modal == modalInput || m.modal == modalNote {
 		return m.handleKey(msg)
 	}

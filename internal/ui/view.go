@@ -185,7 +185,11 @@ func (m Model) queueTitle() string {
 	if m.cfg.Blind {
 		parts = append(parts, "BLIND")
 	}
-	parts = append(parts, fmt.Sprintf("%d of %d labelled", done, total))
+	if m.queue.partial {
+		parts = append(parts, fmt.Sprintf("loading the queue: its first %d shown", total))
+	} else {
+		parts = append(parts, fmt.Sprintf("%d of %d labelled", done, total))
+	}
 	if m.queue.filter != "" {
 		parts = append(parts, fmt.Sprintf("filter %q: %d shown", m.queue.filter, len(m.queue.view)))
 	}
