@@ -8,12 +8,6 @@ import (
 	"github.com/triage-dev/triage/internal/triage"
 )
 
-// loadQueueCmd fetches the queue. Blind mode is passed to the store so the
-// rules' output never even leaves it.
-func (m *Model) loadQueueCmd(gen int) tea.Cmd {
-	return m.queueCmd(gen, 0)
-}
-
 // firstPage is how many items the first, quick queue read asks for.
 const firstPage = 200
 
@@ -29,6 +23,9 @@ func (m *Model) loadFirstQueueCmd(gen int) tea.Cmd {
 	return m.queueCmd(gen, firstPage)
 }
 
+// queueCmd fetches the queue, or its first limit items when limit is
+// above 0. Blind mode is passed to the store so the rules' output never
+// even leaves it.
 func (m *Model) queueCmd(gen, limit int) tea.Cmd {
 	st, ctx, q, rd := m.store, m.ctx, m.queueQuery(), m.cfg.Redactor
 	q.Limit = limit
