@@ -349,6 +349,15 @@ func (p *canonParser) str(dst []byte) ([]byte, error) {
 		case c < 0x20:
 			// Python's json.loads rejects raw control characters too.
 			return dst, p.errorf("control character in string")
+		case c < utf8.RuneSelf && c != 0x7f:
+			// A run of printable ASCII other than quote and backslash, most
+			// of any string, is copied as it stands.
+			j := p.i + 1
+			for j < len(p.s) && p.s[j] >= 0x20 && p.s[j] < 0x7f && p.s[j] != '"' && p.s[j] != '\\' {
+				j++
+			}
+			dst = append(dst, p.s[p.i:j]...)
+			p.i = j
 		case c < utf8.RuneSelf:
 			p.i++
 			dst = appendCanonRune(dst, rune(c))
