@@ -58,18 +58,6 @@ build_ref
 } | tee "$OUT/machine.txt" >&2
 
 # --- inputs -----------------------------------------------------------------
-# gentraces is deterministic; a stamp of its binary's hash decides whether
-# an existing file is still what this commit's generator writes.
-gen() { # rows file
-	local n=$1 file=$2 stamp
-	stamp="$(sha256sum "$OUT/bin/gentraces" | cut -c1-16) $n"
-	if [[ -f $file && -f $file.stamp && $(cat "$file.stamp") == "$stamp" ]]; then
-		return
-	fi
-	log "generating $n rows: gentraces -n $n -seed 1 -o $file"
-	"$OUT/bin/gentraces" -n "$n" -seed 1 -o "$file"
-	echo "$stamp" >"$file.stamp"
-}
 F100K=$OUT/data/100k.jsonl
 F1M=$OUT/data/1m.jsonl
 gen 100000 "$F100K"

@@ -1,6 +1,6 @@
 # scripts/lib.sh: helpers shared by bench.sh and scale.sh. Source it after
 # setting ROOT, OUT (the output directory) and REF; it defines build_ref,
-# measure, fresh, tui and log.
+# gen, measure, fresh, tui and log.
 
 # build_ref exports the commit REF (HEAD by default; "worktree" for the
 # working tree as it is) into $OUT/src with git archive, so that other
@@ -20,6 +20,19 @@ build_ref() {
 	log "measuring $COMMIT (source: $SRC)"
 	(cd "$SRC" && go build -o "$OUT/bin/triage" ./cmd/triage && go build -o "$OUT/bin/gentraces" ./cmd/gentraces)
 	TRIAGE=$OUT/bin/triage
+}
+
+# gentraces is deterministic; a stamp of its binary's hash decides whether
+# an existing file is still what this commit's generator writes.
+gen() { # rows file
+	local n=$1 file=$2 stamp
+	stamp="$(sha256sum "$OUT/bin/gentraces" | cut -c1-16) $n"
+	if [[ -f $file && -f $file.stamp && $(cat "$file.stamp") == "$stamp" ]]; then
+		return
+	fi
+	log "generating $n rows: gentraces -n $n -seed 1 -o $file"
+	"$OUT/bin/gentraces" -n "$n" -seed 1 -o "$file"
+	echo "$stamp" >"$file.stamp"
 }
 
 log() { printf '\n== %s\n' "$*" >&2; }

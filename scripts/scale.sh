@@ -43,10 +43,7 @@ for n in $SIZES; do
 	data=$OUT/data/$s.jsonl
 	ratings=$OUT/data/$s-ratings.csv
 	db=$OUT/db/$s.db
-	if [[ ! -f $data ]]; then
-		log "generating $n rows"
-		"$OUT/bin/gentraces" -n "$n" -seed 1 -o "$data"
-	fi
+	gen "$n" "$data"
 	if [[ ! -f $ratings ]]; then
 		# Two reviewers, eight classes, agreeing on about 80% of units.
 		python3 - "$n" "$ratings" <<'PY'
