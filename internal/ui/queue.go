@@ -47,6 +47,8 @@ type queueModel struct {
 // stopped: the first item not yet labelled or skipped.
 func (q *queueModel) setItems(items []QueueItem, blind bool) {
 	q.all = items
+	// The old view indexes the old items: apply must not read it.
+	q.view = q.view[:0]
 	q.byID = make(map[int64]int, len(items))
 	for i := range q.all {
 		it := &q.all[i]

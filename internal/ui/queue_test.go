@@ -73,3 +73,17 @@ func TestBlindDropsRulesOutput(t *testing.T) {
 	require.Empty(t, q.all[0].Reason)
 	require.Empty(t, q.all[0].Rules)
 }
+
+// A reload with fewer items (the adjudication queue back to disputes only,
+// or a whole queue shorter than its first page) replaces the old view
+// instead of reading it against the new items.
+func TestSetItemsShorterReload(t *testing.T) {
+	t.Parallel()
+	var q queueModel
+	q.setItems([]QueueItem{{TraceID: 1}, {TraceID: 2}, {TraceID: 3}, {TraceID: 4}}, false)
+	q.setHeight(10)
+	q.moveTo(3)
+	require.Equal(t, int64(4), q.current().TraceID)
+	require.NotPanics(t, func() { q.setItems([]QueueItem{{TraceID: 9}}, false) })
+	require.Equal(t, int64(9), q.current().TraceID)
+}
