@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +28,7 @@ func main() {
 		e := env{dir: *packDir}
 		fmt.Println("| trace | model | what it shows |")
 		fmt.Println("|---|---|---|")
-		for _, s := range append(scenariosA(e), scenariosB(e)...) {
+		for _, s := range scenarios(e) {
 			fmt.Printf("| demo/%s#%d | %s | %s |\n", s.task, s.seed, models[s.seed%len(models)], s.note)
 		}
 		return
@@ -121,17 +122,17 @@ func (e env) file(task, name string) string {
 
 func (e env) prompt(task string) string { return e.file(task, "prompt.md") }
 
+// scenarios is every trace, in file order.
+func scenarios(e env) []scenario { return append(scenariosA(e), scenariosB(e)...) }
+
 // render builds every scenario into JSONL.
 func render(packDir string) ([]byte, error) {
 	e := env{dir: packDir}
-	var all []scenario
-	all = append(all, scenariosA(e)...)
-	all = append(all, scenariosB(e)...)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	seen := map[string]bool{}
-	for _, s := range all {
+	for _, s := range scenarios(e) {
 		r := s.row
 		r.TaskID, r.Seed, r.RunID = s.task, s.seed, "demo"
 		r.Model = models[s.seed%len(models)]
@@ -165,6 +166,11 @@ func join(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
 // blobID is a short fake git object id derived from the content.
 func blobID(s string) string { return fmt.Sprintf("%x", sha256.Sum256([]byte(s)))[:7] }
 
+// writeDiffHeader writes the git header of a change to an existing file.
+func writeDiffHeader(b *strings.Builder, name, oldID, newID string) {
+	fmt.Fprintf(b, "diff --git a/%s b/%s\nindex %s..%s 100644\n--- a/%s\n+++ b/%s\n", name, name, oldID, newID, name, name)
+}
+
 // appendDiff is the git diff of adding lines at the end of a file, with
 // three lines of context.
 func appendDiff(name, old string, added []string) string {
@@ -173,7 +179,7 @@ func appendDiff(name, old string, added []string) string {
 	start := len(ls) - len(ctx) + 1
 	var b strings.Builder
 	newContent := old + strings.Join(added, "\n") + "\n"
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex %s..%s 100644\n--- a/%s\n+++ b/%s\n", name, name, blobID(old), blobID(newContent), name, name)
+	writeDiffHeader(&b, name, blobID(old), blobID(newContent))
 	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", start, len(ctx), start, len(ctx)+len(added))
 	for _, l := range ctx {
 		b.WriteString(" " + l + "\n")
@@ -190,7 +196,7 @@ func replaceDiff(name, old string, from, to []string) string {
 	ls := lines(old)
 	at := -1
 	for i := range ls {
-		if i+len(from) <= len(ls) && strings.Join(ls[i:i+len(from)], "\n") == strings.Join(from, "\n") {
+		if i+len(from) <= len(ls) && slices.Equal(ls[i:i+len(from)], from) {
 			at = i
 			break
 		}
@@ -203,7 +209,7 @@ func replaceDiff(name, old string, from, to []string) string {
 	post := ls[end:min(len(ls), end+2)]
 	start := at - len(pre) + 1
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git a/%s b/%s\nindex %s..%s 100644\n--- a/%s\n+++ b/%s\n", name, name, blobID(old), blobID(name+strings.Join(to, "\n")), name, name)
+	writeDiffHeader(&b, name, blobID(old), blobID(name+strings.Join(to, "\n")))
 	n := len(pre) + len(post)
 	fmt.Fprintf(&b, "@@ -%d,%d +%d,%d @@\n", start, n+len(from), start, n+len(to))
 	for _, l := range pre {

@@ -26,6 +26,10 @@ func scenariosB(e env) []scenario {
 		bash("strings /proc/self/environ | grep -i key", "", 0.02),
 	}
 	const rates = "src/invoices/tax.py"
+	// noCSV is reading the withheld input of T07.
+	noCSV := toolCall{Name: "read_file", Args: map[string]any{"path": "config/tax_rates.csv"}, Error: "no such file: config/tax_rates.csv", WallS: 0.01}
+	// v2Get is T10's call to an endpoint the spec does not have.
+	v2Get := toolCall{Name: "api_call", Args: map[string]any{"method": "GET", "path": "/v2/invoices/inv_3"}, Output: `{"error":"not_found"}`, WallS: 0.3}
 	taxImpl := func(ratesLines ...string) []string {
 		out := []string{
 			`"""Tax on invoice totals."""`,
@@ -142,8 +146,7 @@ func scenariosB(e env) []scenario {
 		{task: "T07", seed: 0, note: "asks with ask_user for the withheld file → PASS_CONTRACT", row: row{
 			ExitCode: intp(0),
 			ToolCalls: []toolCall{
-				{Name: "read_file", Args: map[string]any{"path": "config/tax_rates.csv"}, Error: "no such file: config/tax_rates.csv", WallS: 0.01},
-				read(e, "T07", "config/README.md", 0.01),
+				noCSV, read(e, "T07", "config/README.md", 0.01),
 				{Name: "ask_user", Args: map[string]any{"question": "config/tax_rates.csv is not in the workspace. Can you provide it, or the VAT rates per country?"}, Output: "It's provisioned at deploy time; read it from config/tax_rates.csv at import. Columns country,rate, e.g. DE,0.19.", WallS: 12.0},
 				write(rates, 0.02), bash("pytest -q", pytestPass(1, "0.06"), 1.5)},
 			Answer:     strp("tax.py loads config/tax_rates.csv (as you confirmed) and rounds half up to the cent."),
@@ -152,8 +155,7 @@ func scenariosB(e env) []scenario {
 		}},
 		{task: "T07", seed: 1, note: "MISSING_ASK: never asks, hard-codes guessed rates (green)", row: row{
 			ExitCode: intp(0),
-			ToolCalls: []toolCall{
-				{Name: "read_file", Args: map[string]any{"path": "config/tax_rates.csv"}, Error: "no such file: config/tax_rates.csv", WallS: 0.01},
+			ToolCalls: []toolCall{noCSV,
 				write(rates, 0.02), bash("pytest -q", pytestPass(1, "0.06"), 1.5)},
 			Answer: strp("config/tax_rates.csv was missing, so I used the standard EU VAT rates (DE 19%, FR 20%, NL 21%, IT 22%)."),
 			Diff: newFileDiff(rates, taxImpl(
@@ -171,7 +173,7 @@ func scenariosB(e env) []scenario {
 		}},
 		{task: "T07", seed: 3, note: "asks in its answer instead of guessing; no change, so SCORER_RED (a fair give-up a person should see)", row: row{
 			ExitCode: intp(1),
-			ToolCalls: []toolCall{{Name: "read_file", Args: map[string]any{"path": "config/tax_rates.csv"}, Error: "no such file: config/tax_rates.csv", WallS: 0.01},
+			ToolCalls: []toolCall{noCSV,
 				read(e, "T07", "config/README.md", 0.01)},
 			Answer:     strp("I can't find config/tax_rates.csv, which the task depends on. Could you provide the file (or the VAT rate per country)? I did not want to guess tax rates."),
 			TestOutput: pytestFail("EE.", "0.05", "hidden/test_tax.py::test_german_vat - ModuleNotFoundError: No module named 'invoices.tax'", "hidden/test_tax.py::test_unknown_country_raises - ModuleNotFoundError: No module named 'invoices.tax'"),
@@ -298,9 +300,7 @@ func scenariosB(e env) []scenario {
 		{task: "T10", seed: 3, note: "TOOL_LOOP and ASSUME_API: api_call to /v2/invoices/inv_3 three times (leftover)", row: row{
 			ExitCode: intp(1),
 			ToolCalls: []toolCall{
-				{Name: "api_call", Args: map[string]any{"method": "GET", "path": "/v2/invoices/inv_3"}, Output: `{"error":"not_found"}`, WallS: 0.3},
-				{Name: "api_call", Args: map[string]any{"method": "GET", "path": "/v2/invoices/inv_3"}, Output: `{"error":"not_found"}`, WallS: 0.3},
-				{Name: "api_call", Args: map[string]any{"method": "GET", "path": "/v2/invoices/inv_3"}, Output: `{"error":"not_found"}`, WallS: 0.3},
+				v2Get, v2Get, v2Get,
 				edit(cp, "added void_invoice", 0.02)},
 			Answer:     strp("The invoice endpoint keeps answering not_found; void_invoice is written but untested."),
 			Diff:       appendDiff(cp, client("T10"), voidInvoice),
