@@ -73,3 +73,16 @@ func TestLateFirstPageIsDropped(t *testing.T) {
 	require.False(t, m.queue.partial)
 	require.Len(t, m.queue.all, 5)
 }
+
+// A wheel move on the first page counts as the reviewer's move, as a key
+// does: the whole queue keeps the cursor there.
+func TestFirstPageKeepsAWheelMove(t *testing.T) {
+	t.Parallel()
+	m, whole := firstPageModel(t)
+	m.cfg.Mouse = true
+	require.Equal(t, int64(2), m.queue.current().TraceID)
+	m = settle(t, m, tea.MouseMsg{Action: tea.MouseActionPress, Button: tea.MouseButtonWheelUp})
+	require.Equal(t, int64(1), m.queue.current().TraceID)
+	m = settle(t, m, queueLoadedMsg{gen: m.queueGen, items: clone(whole)})
+	require.Equal(t, int64(1), m.queue.current().TraceID, "the cursor stays where the wheel put it")
+}

@@ -105,6 +105,9 @@ func (m Model) handleMouse(msg tea.MouseMsg) Model {
 	case screenAgreement:
 		m.scrollAgreement(d)
 	default:
+		// As with a key, the whole queue must not move the cursor the
+		// reviewer moved on the first page.
+		m.queue.moved = m.queue.moved || m.queue.partial
 		m.queue.move(d)
 	}
 	return m
