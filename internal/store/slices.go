@@ -22,6 +22,15 @@ type Slice struct {
 	Labelled int
 }
 
+// sliceLabelled counts the people's label events on the slice that name
+// (an SQL expression) names: a slice with any is frozen. It reads the
+// partial index of people's events (migration 0002), so it never scans
+// the rule verdicts, one a trace, that make up most of label_events: a
+// review or adjudication of a slice asks it on every open.
+func sliceLabelled(name string) string {
+	return `(SELECT count(*) FROM label_events INDEXED BY label_events_human WHERE kind != 'rule' AND slice = ` + name + `)`
+}
+
 // CreateSlice stores a slice. Re-creating a slice is allowed only while
 // no label has landed on it (then its items are replaced); afterwards it
 // is refused with ErrFrozen.
@@ -32,7 +41,7 @@ func (s *DB) CreateSlice(ctx context.Context, sl Slice) error {
 	}
 	defer tx.Rollback()
 	var labelled int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM label_events WHERE slice = ? AND kind IN ('human','skip','undo','adjudication')`, sl.Name).Scan(&labelled); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT `+sliceLabelled("?"), sl.Name).Scan(&labelled); err != nil {
 		return mapErr(err)
 	}
 	if labelled > 0 {
@@ -60,8 +69,8 @@ func (s *DB) CreateSlice(ctx context.Context, sl Slice) error {
 func (s *DB) Slice(ctx context.Context, name string) (Slice, error) {
 	var sl Slice
 	var seed int64
-	err := s.db.QueryRowContext(ctx, `SELECT name, run_id, size, seed, stratify, source, created_at,
-		(SELECT count(*) FROM label_events WHERE slice = slices.name AND kind IN ('human','skip','undo','adjudication')) FROM slices WHERE name = ?`, name).
+	err := s.db.QueryRowContext(ctx, `SELECT name, run_id, size, seed, stratify, source, created_at, `+sliceLabelled("slices.name")+`
+		FROM slices WHERE name = ?`, name).
 		Scan(&sl.Name, &sl.RunID, &sl.Size, &seed, &sl.Stratify, &sl.Source, &sl.CreatedAt, &sl.Labelled)
 	if err != nil {
 		return sl, fmt.Errorf("slice %q: %w", name, mapErr(err))
@@ -73,8 +82,8 @@ func (s *DB) Slice(ctx context.Context, name string) (Slice, error) {
 
 // Slices lists every slice (without items).
 func (s *DB) Slices(ctx context.Context) ([]Slice, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT name, run_id, size, seed, stratify, source, created_at,
-		(SELECT count(*) FROM label_events WHERE slice = slices.name AND kind IN ('human','skip','undo','adjudication')) FROM slices ORDER BY created_at, name`)
+	rows, err := s.db.QueryContext(ctx, `SELECT name, run_id, size, seed, stratify, source, created_at, `+sliceLabelled("slices.name")+`
+		FROM slices ORDER BY created_at, name`)
 	if err != nil {
 		return nil, mapErr(err)
 	}

@@ -288,9 +288,28 @@ func TestSliceFrozenOnFirstLabel(t *testing.T) {
 	require.NoError(t, err)
 	err = db.CreateSlice(ctx, Slice{Name: "s", Size: 1, Items: []int64{sums[1].ID}})
 	require.ErrorIs(t, err, ErrFrozen)
+	_, err = db.AppendLabel(ctx, triage.LabelEvent{TraceID: sums[1].ID, Actor: "bo", Kind: triage.KindSkip, Slice: "s"})
+	require.NoError(t, err)
+	_, err = db.AppendLabel(ctx, triage.LabelEvent{TraceID: sums[1].ID, Actor: "bo", Kind: triage.KindHuman, Primary: triage.ToolLoop, Slice: "other"})
+	require.NoError(t, err)
+	_, err = db.LabelPending(ctx, "", "tv", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+		var out []triage.LabelEvent
+		for _, r := range rows {
+			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
+				Verdict: &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover}})
+		}
+		return out, nil
+	})
+	require.NoError(t, err)
 	sl, err := db.Slice(ctx, "s")
 	require.NoError(t, err)
 	require.Equal(t, []int64{sums[0].ID, sums[1].ID}, sl.Items)
+	require.Equal(t, 2, sl.Labelled, "the slice's own human and skip events count; rule verdicts and other slices' events do not")
+	sls, err := db.Slices(ctx)
+	require.NoError(t, err)
+	require.Len(t, sls, 1)
+	require.Equal(t, 2, sls[0].Labelled)
+	require.Empty(t, sls[0].Items, "a listing carries no items")
 	held, err := db.HeldOut(ctx)
 	require.NoError(t, err)
 	require.Len(t, held, 2)
