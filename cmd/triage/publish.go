@@ -202,34 +202,42 @@ func newReportCmd(a *app) *cobra.Command {
 }
 
 func (a *app) runReport(ctx context.Context, run, format, out string, width int, redact bool) error {
-	in, err := a.loadCardInput(ctx, run, redact, nil)
-	if err != nil {
-		return err
-	}
-	r := card.Report(in)
-	var w io.Writer = a.stdout
-	if out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w = f
-	}
+	// The format is checked before anything is read or --out is created,
+	// so a typo never truncates a previous report.
+	var write func(io.Writer, *card.ReportData) error
 	switch format {
 	case "text", "":
 		if width <= 0 {
 			width = terminalWidth(a.stdout, 100)
 		}
-		return card.WriteText(w, r, width, out == "" && a.isTerminal(a.stdout) && os.Getenv("NO_COLOR") == "")
+		color := out == "" && a.isTerminal(a.stdout) && os.Getenv("NO_COLOR") == ""
+		write = func(w io.Writer, r *card.ReportData) error { return card.WriteText(w, r, width, color) }
 	case "md", "markdown":
-		return card.WriteMarkdown(w, r)
+		write = card.WriteMarkdown
 	case "json":
-		return card.WriteJSON(w, r)
+		write = card.WriteJSON
 	case "html":
-		return card.WriteHTML(w, r)
+		write = card.WriteHTML
+	default:
+		return usageErr("--format %q: want text, md, json or html", format)
 	}
-	return usageErr("--format %q: want text, md, json or html", format)
+	in, err := a.loadCardInput(ctx, run, redact, nil)
+	if err != nil {
+		return err
+	}
+	r := card.Report(in)
+	if out == "" {
+		return write(a.stdout, r)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := write(f, r); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func newCompareCmd(a *app) *cobra.Command {
