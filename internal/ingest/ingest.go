@@ -24,7 +24,7 @@ type Reject struct {
 func (r *Reject) Error() string { return fmt.Sprintf("%s:%d: %s", r.File, r.Line, r.Reason) }
 
 // Record is one decoded unit of input: exactly one of Trace, Reject is
-// set, unless Blank is (a blank JSONL line, skipped and not rejected).
+// set (blank JSONL lines are skipped, never emitted).
 type Record struct {
 	// Line is the 1-based line (or record position) in the file.
 	Line   int

@@ -162,3 +162,17 @@ func TestDefaultRunIsTheFileStem(t *testing.T) {
 		require.Equal(t, want, stem(name), name)
 	}
 }
+
+// A first line longer than the detection head is trusted by its opening
+// brace, with or without a UTF-8 byte order mark before it (the mark used
+// to shorten the head below DetectBytes, so such a file was not detected).
+func TestDetectJSONLLongFirstLine(t *testing.T) {
+	t.Parallel()
+	row := `{"task_id":"T01","answer":"` + strings.Repeat("x", DetectBytes) + `"}` + "\n"
+	for _, prefix := range []string{"", "\xef\xbb\xbf", "\n \n"} {
+		head := []byte(prefix + row)[:DetectBytes]
+		require.True(t, detectJSONL("run.json", head), "prefix %q", prefix)
+	}
+	require.False(t, detectJSONL("run.json", []byte("\xef\xbb\xbf[1, 2]")))
+	require.True(t, detectJSONL("run.json", []byte("\xef\xbb\xbf {\"task_id\":\"T01\"}\n")))
+}

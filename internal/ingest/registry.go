@@ -26,7 +26,7 @@ var JSONL = Format{
 // Formats returns every format triage reads, in detection order: the
 // harness formats first (their shapes are specific), our JSONL last.
 func Formats() []Format {
-	return append(harnessFormats(), JSONL)
+	return append(HarnessFormats(), JSONL)
 }
 
 // FormatNames lists the --format values.
@@ -67,8 +67,7 @@ func detectJSONL(name string, head []byte) bool {
 	if strings.HasSuffix(lname, ".jsonl") || strings.HasSuffix(lname, ".jsonl.gz") || strings.HasSuffix(lname, ".ndjson") {
 		return true
 	}
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	t := bytes.TrimLeft(head, " \t\r\n")
+	t := trimHead(head)
 	if len(t) == 0 {
 		return true
 	}
@@ -245,6 +244,3 @@ func Decode(ctx context.Context, in *Input, format string, opts Options, emit fu
 	}
 	return f.Decode(ctx, Source{Name: in.Name, Path: in.Path, R: in.R, Opts: opts}, emit)
 }
-
-// harnessFormats is where the agent-harness adapters plug in.
-func harnessFormats() []Format { return HarnessFormats() }
