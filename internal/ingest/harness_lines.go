@@ -11,15 +11,13 @@ import (
 	"github.com/triage-dev/triage/internal/triage"
 )
 
-// maxHarnessLine bounds one JSONL line of a harness log; a longer line is
-// rejected with its first HarnessRawLimit bytes, so memory stays bounded.
-const maxHarnessLine = 256 << 20
-
-// errLongLine marks a line over maxHarnessLine.
-var errLongLine = fmt.Errorf("line is longer than %d bytes", maxHarnessLine)
+// errLongLine marks a harness log line over MaxLine, the bound our own
+// JSONL has too; it is rejected with its first HarnessRawLimit bytes, so
+// memory stays bounded.
+var errLongLine = fmt.Errorf("line is longer than %d bytes", MaxLine)
 
 // eachLine calls fn with every non-blank line of src and its 1-based number.
-// A line over maxHarnessLine is passed with errLongLine and its head. A
+// A line over MaxLine is passed with errLongLine and its head. A
 // last line with no newline is passed with last=true, so a decoder can
 // say "truncated" when it does not parse. Read errors are returned.
 func eachLine(ctx context.Context, src Source, fn func(n int, line []byte, last bool, lineErr error) error) error {
@@ -54,7 +52,7 @@ func readHarnessLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		if len(line)+len(chunk) > maxHarnessLine {
+		if len(line)+len(chunk) > MaxLine {
 			keep := line
 			if len(keep) < HarnessRawLimit {
 				keep = append(keep, chunk[:min(len(chunk), HarnessRawLimit-len(keep))]...)
