@@ -107,3 +107,19 @@ func genRealisticRows(rng *rand.Rand, n int) [][]byte {
 	}
 	return rows
 }
+
+// BenchmarkClassifyWithSentinels is BenchmarkClassifySeedRows with a task
+// that carries three sentinels, none of which leak: the guard probe then
+// searches every text of every trace, which is its common case.
+func BenchmarkClassifyWithSentinels(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	raw := genRealisticRows(rng, 4096)
+	traces := make([]*triage.Trace, len(raw))
+	for i, r := range raw {
+		traces[i] = traceFromSeedRow(b, r)
+		traces[i].Messages = []triage.Message{{Role: "user", Content: "fix the client"}, {Role: "assistant", Content: "done"}}
+	}
+	task := &triage.Task{ID: "T0", Sentinels: []string{"sk-canary-7f3a", "CANARY-b81c", "hidden-test-0042"}}
+	comp := Compile(DefaultTaxonomy(), task)
+	benchRows(b, comp, traces)
+}

@@ -20,6 +20,16 @@ func (r *run) guard() bool {
 		leaked = true
 		r.add(ruleLeaked, triage.Evidence{Rule: triage.TagLeaked, Message: "sentinel found in " + where, ToolCall: call, File: file, Line: line, Ident: clip(sentinel)})
 	}
+	// Arguments with escapes are canonicalised once, not once per sentinel.
+	var canon []string
+	for i := range tr.ToolCalls {
+		if k := canonicalText(tr.ToolCalls[i].Args); k != "" {
+			if canon == nil {
+				canon = make([]string, len(tr.ToolCalls))
+			}
+			canon[i] = k
+		}
+	}
 	for _, s := range r.c.sentinels {
 		found := false
 		mark := func(text, where string, call int) {
@@ -28,16 +38,23 @@ func (r *run) guard() bool {
 				hit(where, call, "", 0, s)
 			}
 		}
+		// The place is named only on a hit: naming every tool call and
+		// message up front cost a concatenation per text per sentinel.
+		markCall := func(text, part string, call int) {
+			if strings.Contains(text, s) {
+				found = true
+				hit("the "+part+" of tool call "+strconv.Itoa(call), call, "", 0, s)
+			}
+		}
 		for i := range tr.ToolCalls {
 			c := &tr.ToolCalls[i]
-			n := strconv.Itoa(i)
-			mark(c.Name, "the name of tool call "+n, i)
-			if strings.Contains(string(c.Args), s) || strings.Contains(canonicalText(c.Args), s) {
+			markCall(c.Name, "name", i)
+			if strings.Contains(string(c.Args), s) || (canon != nil && strings.Contains(canon[i], s)) {
 				found = true
-				hit("the arguments of tool call "+n, i, "", 0, s)
+				hit("the arguments of tool call "+strconv.Itoa(i), i, "", 0, s)
 			}
-			mark(c.Output, "the output of tool call "+n, i)
-			mark(c.Error, "the error of tool call "+n, i)
+			markCall(c.Output, "output", i)
+			markCall(c.Error, "error", i)
 		}
 		if tr.Diff != nil && strings.Contains(*tr.Diff, s) {
 			found = true
@@ -48,7 +65,10 @@ func (r *run) guard() bool {
 			mark(*tr.Answer, "the answer", -1)
 		}
 		for i, m := range tr.Messages {
-			mark(m.Content, "message "+strconv.Itoa(i)+" ("+m.Role+")", -1)
+			if strings.Contains(m.Content, s) {
+				found = true
+				hit("message "+strconv.Itoa(i)+" ("+m.Role+")", -1, "", 0, s)
+			}
 		}
 		if tr.TestOutput != nil {
 			mark(*tr.TestOutput, "the test output", -1)
