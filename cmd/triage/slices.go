@@ -172,7 +172,7 @@ func (a *app) runSliceShow(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	states, err := db.LabelStates(ctx, sl.RunID)
+	states, err := db.LabelStatesOf(ctx, sl.Items)
 	if err != nil {
 		return err
 	}

@@ -287,51 +287,6 @@ func verdictBody(v *triage.Verdict) ([]byte, error) {
 	return packRow(b), nil
 }
 
-// LabelStates folds every event of a run's traces (all runs when runID is
-// empty) into per-trace states: the latest rule verdict, each reviewer's
-// live label and the latest live adjudication (undo applied to both).
-func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.LabelState, error) {
-	q := `SELECT ` + eventCols + ` FROM label_events`
-	var args []any
-	if runID != "" {
-		q += ` WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)`
-		args = append(args, runID)
-	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY trace_id, id`, args...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	out := map[int64]*triage.LabelState{}
-	var f stateFolder
-	cur := int64(-1)
-	for rows.Next() {
-		e, err := scanEvent(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		if e.TraceID != cur {
-			if cur >= 0 {
-				if st := f.done(); st != nil {
-					out[cur] = st
-				}
-			}
-			cur = e.TraceID
-			f.reset(cur)
-		}
-		f.add(e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, mapErr(err)
-	}
-	if cur >= 0 {
-		if st := f.done(); st != nil {
-			out[cur] = st
-		}
-	}
-	return out, nil
-}
-
 // RuleBatch is one batch of stored rows for the rules to label. It runs
 // on its own goroutine while the store writes the previous batch, and
 // must not call the store.

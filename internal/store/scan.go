@@ -73,6 +73,78 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 	return emit()
 }
 
+// LabelStates folds every event of a run's traces (all runs when runID is
+// empty) into per-trace states: the latest rule verdict, each reviewer's
+// live label and the latest live adjudication (undo applied to both).
+func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.LabelState, error) {
+	q := `SELECT ` + eventCols + ` FROM label_events`
+	var args []any
+	if runID != "" {
+		q += ` WHERE trace_id IN (SELECT id FROM traces WHERE run_id = ?)`
+		args = append(args, runID)
+	}
+	out := map[int64]*triage.LabelState{}
+	return out, s.foldStates(ctx, out, q+` ORDER BY trace_id, id`, args...)
+}
+
+// LabelStatesOf is LabelStates for the given traces only (a slice's
+// items), reading their events instead of every event of their run: a
+// slice of 200 traces in a run of a million folds 200 states, not a
+// million. Traces nothing was said about are absent.
+func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (map[int64]*triage.LabelState, error) {
+	out := make(map[int64]*triage.LabelState, len(traceIDs))
+	const chunk = 500
+	for lo := 0; lo < len(traceIDs); lo += chunk {
+		ids := traceIDs[lo:min(lo+chunk, len(traceIDs))]
+		args := make([]any, len(ids))
+		for i, id := range ids {
+			args[i] = id
+		}
+		q := `SELECT ` + eventCols + ` FROM label_events WHERE trace_id IN (` + placeholders(len(ids)) + `) ORDER BY trace_id, id`
+		if err := s.foldStates(ctx, out, q, args...); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// foldStates folds the events query returns, in trace and id order, into
+// out, one state per trace that has any.
+func (s *DB) foldStates(ctx context.Context, out map[int64]*triage.LabelState, query string, args ...any) error {
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	var f stateFolder
+	cur := int64(-1)
+	for rows.Next() {
+		e, err := scanEvent(rows)
+		if err != nil {
+			return mapErr(err)
+		}
+		if e.TraceID != cur {
+			if cur >= 0 {
+				if st := f.done(); st != nil {
+					out[cur] = st
+				}
+			}
+			cur = e.TraceID
+			f.reset(cur)
+		}
+		f.add(e)
+	}
+	if err := rows.Err(); err != nil {
+		return mapErr(err)
+	}
+	if cur >= 0 {
+		if st := f.done(); st != nil {
+			out[cur] = st
+		}
+	}
+	return nil
+}
+
 // stateFolder folds one trace's events, in id order, into its state.
 type stateFolder struct {
 	st       *triage.LabelState

@@ -483,3 +483,62 @@ func TestLabelPendingRestoresForeignKeys(t *testing.T) {
 	_, err = db.db.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (999, 'x', 'human', 'now')`)
 	require.Error(t, err, "a label for a trace that does not exist must be refused")
 }
+
+func TestLabelStatesOfMatchesLabelStates(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	importAll(t, db, trace("r", "T1", 0, "a"), trace("r", "T2", 0, "b"), trace("r", "T3", 0, "c"), trace("q", "T1", 0, "d"))
+	sums, err := db.Summaries(ctx, "")
+	require.NoError(t, err)
+	ids := map[string]int64{}
+	for _, s := range sums {
+		ids[s.Key()] = s.ID
+	}
+	for _, e := range []triage.LabelEvent{
+		{TraceID: ids["r/T1#0"], Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop},
+		{TraceID: ids["r/T1#0"], Actor: "ann", Kind: triage.KindHuman, Primary: triage.Timeout},
+		{TraceID: ids["r/T1#0"], Actor: "ann", Kind: triage.KindUndo},
+		{TraceID: ids["r/T2#0"], Actor: "bob", Kind: triage.KindHuman, Primary: triage.AssumeAPI},
+		{TraceID: ids["r/T2#0"], Actor: "cy", Kind: triage.KindAdjudication, Primary: triage.ToolLoop},
+		{TraceID: ids["q/T1#0"], Actor: "ann", Kind: triage.KindHuman, Primary: triage.Timeout},
+	} {
+		_, err := db.AppendLabel(ctx, e)
+		require.NoError(t, err)
+	}
+	all, err := db.LabelStates(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, all, 3, "a trace nothing was said about has no state")
+	for _, tc := range []struct {
+		name string
+		ids  []int64
+	}{
+		{"none", nil},
+		{"one", []int64{ids["r/T2#0"]}},
+		{"across runs, with an unlabelled trace", []int64{ids["r/T3#0"], ids["q/T1#0"], ids["r/T1#0"]}},
+		{"unknown id", []int64{999}},
+		{"more ids than one query takes", chunkIDs(1200)},
+	} {
+		got, err := db.LabelStatesOf(ctx, tc.ids)
+		require.NoError(t, err, tc.name)
+		want := map[int64]*triage.LabelState{}
+		for _, id := range tc.ids {
+			if st := all[id]; st != nil {
+				want[id] = st
+			}
+		}
+		require.Equal(t, want, got, tc.name)
+	}
+	got, err := db.LabelStatesOf(ctx, []int64{ids["r/T1#0"]})
+	require.NoError(t, err)
+	require.Equal(t, triage.ToolLoop, got[ids["r/T1#0"]].Humans["ann"].Primary, "undo applied")
+}
+
+// chunkIDs is 1..n, labelled traces among many unknown ids.
+func chunkIDs(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = int64(i + 1)
+	}
+	return out
+}
