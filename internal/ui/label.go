@@ -193,6 +193,7 @@ func (m *Model) event(id int64, kind triage.LabelKind, primary string, tags []st
 
 // enqueue adds a write; it starts at once unless one is in flight.
 func (m *Model) enqueue(e triage.LabelEvent) tea.Cmd {
+	m.queue.touch(e.TraceID)
 	m.writes = append(m.writes, e)
 	return m.nextWrite()
 }

@@ -35,9 +35,10 @@ type queueModel struct {
 	filter string
 	sortBy sortKey
 	// partial is set while the first page stands in for the whole queue;
-	// touched are the items the reviewer reached meanwhile, whose state
-	// here may be newer than the whole queue's read, and moved says the
-	// reviewer has moved the cursor, which the whole queue must keep.
+	// touched are the items the reviewer wrote a label event for
+	// meanwhile (see touch), whose state here may be newer than the whole
+	// queue's read, and moved says the reviewer has moved the cursor,
+	// which the whole queue must keep.
 	partial bool
 	touched map[int64]bool
 	moved   bool
@@ -161,12 +162,18 @@ func (q *queueModel) current() *QueueItem {
 // item returns the item of a trace, or nil.
 func (q *queueModel) item(id int64) *QueueItem {
 	if i, ok := q.byID[id]; ok {
-		if q.partial {
-			q.touched[id] = true
-		}
 		return &q.all[i]
 	}
 	return nil
+}
+
+// touch records that a label event for the trace is on its way to the
+// store: while the first page shows, the whole queue's read may predate
+// it, so setWhole keeps this item's state.
+func (q *queueModel) touch(id int64) {
+	if q.partial {
+		q.touched[id] = true
+	}
 }
 
 // setFirstPage shows the first page of the queue while the rest loads.
@@ -176,7 +183,7 @@ func (q *queueModel) setFirstPage(items []QueueItem, blind bool) {
 }
 
 // setWhole replaces the first page by the whole queue. Items the reviewer
-// reached on the first page keep their state there (a label written while
+// labelled on the first page keep their state there (a label written while
 // the whole queue was being read may be missing from it), and a cursor
 // the reviewer moved stays on its item.
 func (q *queueModel) setWhole(items []QueueItem, blind bool) {
