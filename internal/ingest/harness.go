@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -72,7 +73,7 @@ func walkFailed(ctx context.Context, src Source, dec *json.Decoder, cr *counting
 		return &HarnessError{File: src.Name, Offset: cr.n, Err: err}
 	}
 	off := errOffset(err, dec, cr)
-	line := max(lineAt(src.Path, off), 1)
+	line := max(lineAt(src, off), 1)
 	return emit(Record{Line: line, Reject: &Reject{File: src.Name, Line: line, Reason: fmt.Sprintf("byte %d: %v", off, explainJSONErr(err))}})
 }
 
@@ -109,20 +110,30 @@ func errOffset(err error, dec *json.Decoder, cr *countingReader) int64 {
 	return dec.InputOffset()
 }
 
-// lineAt counts the lines of the file at path up to byte off (1-based), or
-// returns 0 when there is no file to re-read.
-func lineAt(path string, off int64) int {
-	if path == "" {
+// lineAt counts the lines of src's file up to byte off of its content
+// (1-based), decompressing a gzipped file again, or returns 0 when there
+// is no file to re-read.
+func lineAt(src Source, off int64) int {
+	if src.Path == "" {
 		return 0
 	}
-	f, err := os.Open(path)
+	f, err := os.Open(src.Path)
 	if err != nil {
 		return 0
 	}
 	defer f.Close()
+	var content io.Reader = f
+	if src.gzipped {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return 0
+		}
+		defer zr.Close()
+		content = zr
+	}
 	line := 1
 	buf := make([]byte, 64<<10)
-	r := io.LimitReader(f, off)
+	r := io.LimitReader(content, off)
 	for {
 		n, err := r.Read(buf)
 		line += bytes.Count(buf[:n], []byte{'\n'})

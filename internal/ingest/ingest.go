@@ -59,6 +59,10 @@ type Source struct {
 	// R is the decompressed content.
 	R    io.Reader
 	Opts Options
+	// gzipped says the file at Path is compressed, so its bytes are not
+	// R's: an adapter that goes back to the file (to count a reject's
+	// line, or to open a zip at random) must decompress or use R.
+	gzipped bool
 }
 
 // Format is one trace format triage can read.

@@ -64,9 +64,10 @@ func decodeInspectEval(ctx context.Context, src Source, emit func(Record) error)
 	return nil
 }
 
-// evalReaderAt gives random access to the archive.
+// evalReaderAt gives random access to the archive: the file itself, unless
+// it is gzipped (then its bytes are not the archive's).
 func evalReaderAt(src Source) (io.ReaderAt, int64, func(), error) {
-	if src.Path != "" {
+	if src.Path != "" && !src.gzipped {
 		f, err := os.Open(src.Path)
 		if err == nil {
 			st, err := f.Stat()

@@ -95,6 +95,8 @@ type Input struct {
 	// yields them.
 	Head   []byte
 	closer func() error
+	// gzipped says the content is decompressed from the file at Path.
+	gzipped bool
 }
 
 // Close releases the input.
@@ -133,7 +135,9 @@ func Open(path string, stdin io.Reader, wrap func(io.Reader) io.Reader) (*Input,
 	}
 	br := bufio.NewReaderSize(raw, 64<<10)
 	var r io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+	magic, _ := br.Peek(2)
+	gzipped := len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b
+	if gzipped {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			if closer != nil {
@@ -154,7 +158,7 @@ func Open(path string, stdin io.Reader, wrap func(io.Reader) io.Reader) (*Input,
 		br = zbr
 	}
 	head, _ := br.Peek(DetectBytes)
-	return &Input{Name: name, Path: pathOrEmpty(path), R: r, Head: head, closer: closer}, nil
+	return &Input{Name: name, Path: pathOrEmpty(path), R: r, Head: head, closer: closer, gzipped: gzipped}, nil
 }
 
 func pathOrEmpty(p string) string {
@@ -242,5 +246,5 @@ func Decode(ctx context.Context, in *Input, format string, opts Options, emit fu
 			return err
 		}
 	}
-	return f.Decode(ctx, Source{Name: in.Name, Path: in.Path, R: in.R, Opts: opts}, emit)
+	return f.Decode(ctx, Source{Name: in.Name, Path: in.Path, R: in.R, Opts: opts, gzipped: in.gzipped}, emit)
 }
