@@ -42,7 +42,7 @@ least 0.800 on at least 20 doubly-rated units with the interval's lower bound at
 				return usageErr("agree needs exactly one of SLICE or --ratings FILE")
 			}
 			if o.ratings != "" {
-				return a.runAgreeFile(o)
+				return a.runAgreeFile(cmd.Context(), o)
 			}
 			return a.runAgreeSlice(cmd.Context(), args[0], o)
 		},
@@ -69,7 +69,9 @@ func (o agreeOpts) options() agreement.Options {
 	return opt
 }
 
-func (a *app) runAgreeFile(o agreeOpts) error {
+// runAgreeFile computes agreement on a long-form ratings file; nothing is
+// stored, since a file has no slice or taxonomy to keep a verdict for.
+func (a *app) runAgreeFile(ctx context.Context, o agreeOpts) error {
 	f, err := os.Open(o.ratings)
 	if err != nil {
 		return err
@@ -96,12 +98,13 @@ func (a *app) runAgreeFile(o agreeOpts) error {
 		return writeJSON(a.stdout, rep)
 	}
 	if o.tui {
-		return a.showAgreementTUI(context.Background(), rep, o.ratings)
+		return a.showAgreementTUI(ctx, rep, o.ratings)
 	}
 	return agreement.WriteText(a.stdout, rep)
 }
 
-// sliceRatings turns the slice's live human labels into ratings.
+// runAgreeSlice computes agreement on the slice's live human labels and
+// stores the trust verdict under the current taxonomy version.
 func (a *app) runAgreeSlice(ctx context.Context, name string, o agreeOpts) error {
 	tax, err := a.taxonomy()
 	if err != nil {
