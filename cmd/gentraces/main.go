@@ -23,10 +23,10 @@ import (
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "gentraces:", err)
 		if errors.Is(err, flag.ErrHelp) {
-			os.Exit(0)
+			os.Exit(0) // the flag set has printed the usage
 		}
+		fmt.Fprintln(os.Stderr, "gentraces:", err)
 		os.Exit(2)
 	}
 }
