@@ -29,6 +29,15 @@ type importSummary struct {
 	Errors []string `json:"errors,omitempty"`
 }
 
+// reject counts a rejected line in the summary and files it, with its
+// bytes, in the store: a bad line and a trace conflicting with a stored
+// one end the same way.
+func (s *importSummary) reject(ctx context.Context, im *store.Import, r store.Reject) error {
+	s.Rejected++
+	s.Rejects = append(s.Rejects, importReject{File: r.File, Line: r.Line, Reason: r.Reason})
+	return im.Reject(ctx, r)
+}
+
 type importReject struct {
 	File   string `json:"file"`
 	Line   int    `json:"line"`
@@ -106,9 +115,7 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 				raw = ad.Norm
 			}
 			reason := fmt.Sprintf("%s is already stored with different content; import it under another --run", ad.Trace.Key())
-			sum.Rejected++
-			sum.Rejects = append(sum.Rejects, importReject{File: ad.File, Line: ad.Line, Reason: reason})
-			return im.Reject(ctx, store.Reject{File: ad.File, Line: ad.Line, Reason: reason, Raw: raw})
+			return sum.reject(ctx, im, store.Reject{File: ad.File, Line: ad.Line, Reason: reason, Raw: raw})
 		}
 		return nil
 	}
@@ -187,9 +194,7 @@ func (a *app) importFile(ctx context.Context, im *store.Import, path, format str
 	}
 	defer in.Close()
 	reject := func(file string, line int, reason string, raw []byte) error {
-		sum.Rejected++
-		sum.Rejects = append(sum.Rejects, importReject{File: file, Line: line, Reason: reason})
-		if err := im.Reject(ctx, store.Reject{File: file, Line: line, Reason: reason, Raw: raw}); err != nil {
+		if err := sum.reject(ctx, im, store.Reject{File: file, Line: line, Reason: reason, Raw: raw}); err != nil {
 			return &fatalErr{err}
 		}
 		return nil
