@@ -174,7 +174,8 @@ func newRulesExplainCmd(a *app) *cobra.Command {
 	return cmd
 }
 
-// parseTraceRef reads RUN/TASK#SEED (seed defaults to 0) or a numeric id.
+// findTrace resolves RUN/TASK#SEED (seed defaults to 0) or a numeric id
+// to a trace id.
 func (a *app) findTrace(ctx context.Context, db *store.DB, ref string) (int64, error) {
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 		if _, err := db.Summary(ctx, id); err != nil {
