@@ -2,10 +2,9 @@ package diffview
 
 import (
 	"hash/maphash"
-
-	"github.com/alecthomas/chroma/v2"
 	"strings"
 
+	"github.com/alecthomas/chroma/v2"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/triage-dev/triage/internal/triage"
@@ -27,7 +26,7 @@ type cacheKey struct {
 	width int
 }
 
-// base is the state the three renderers share: size, style, search query,
+// base is the state the two renderers (Diff, TestOutput) share: size, style, search query,
 // marks, the row cache and the syntax highlighter.
 type base struct {
 	width    int
@@ -277,31 +276,6 @@ func (b *base) hasIdent(s string) bool {
 		}
 	}
 	return false
-}
-
-// seg is one separately styled piece of a row built by segments.
-type seg struct {
-	text string
-	st   lipgloss.Style
-}
-
-// segments draws a row from styled pieces of untrusted text, truncating
-// the whole with an ellipsis when it is too wide and padding it in fill.
-func (b *base) segments(fill lipgloss.Style, segs ...seg) string {
-	var sb strings.Builder
-	for _, s := range segs {
-		sb.WriteString(s.st.Render(expandTabs(oneLine(triage.Sanitize(s.text)), b.tabWidth)))
-	}
-	out := sb.String()
-	w := ansi.StringWidth(out)
-	if w > b.width {
-		out = ansi.Truncate(out, b.width-1, "") + b.st.Muted.Render(ellipsis)
-		w = ansi.StringWidth(out)
-	}
-	if w < b.width {
-		out += padding(fill, b.width-w)
-	}
-	return out
 }
 
 // padding is n blank cells: drawn in st when it has a background to fill,
