@@ -25,12 +25,7 @@ func main() {
 	notes := flag.Bool("notes", false, "print the README's table of traces instead")
 	flag.Parse()
 	if *notes {
-		e := env{dir: *packDir}
-		fmt.Println("| trace | model | what it shows |")
-		fmt.Println("|---|---|---|")
-		for _, s := range scenarios(e) {
-			fmt.Printf("| demo/%s#%d | %s | %s |\n", s.task, s.seed, models[s.seed%len(models)], s.note)
-		}
+		fmt.Print(notesTable(env{dir: *packDir}))
 		return
 	}
 	data, err := render(*packDir)
@@ -121,6 +116,16 @@ func (e env) file(task, name string) string {
 }
 
 func (e env) prompt(task string) string { return e.file(task, "prompt.md") }
+
+// notesTable is the README's table of traces: which class each shows.
+func notesTable(e env) string {
+	var b strings.Builder
+	b.WriteString("| trace | model | what it shows |\n|---|---|---|\n")
+	for _, s := range scenarios(e) {
+		fmt.Fprintf(&b, "| demo/%s#%d | %s | %s |\n", s.task, s.seed, models[s.seed%len(models)], s.note)
+	}
+	return b.String()
+}
 
 // scenarios is every trace, in file order.
 func scenarios(e env) []scenario { return append(scenariosA(e), scenariosB(e)...) }

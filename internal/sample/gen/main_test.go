@@ -31,3 +31,13 @@ func TestDiffHelpersCountLines(t *testing.T) {
 	require.Contains(t, newFileDiff("n", []string{"1", "2"}), "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+1\n+2\n")
 	require.Panics(t, func() { replaceDiff("f", old, []string{"zz"}, nil) })
 }
+
+// The README's table of traces is the generator's, so what it says each
+// trace shows cannot drift from the scenarios.
+func TestReadmeTableIsGenerated(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	require.Contains(t, string(readme), notesTable(env{dir: "../pack/tasks"}),
+		"run `go run ./gen -notes` in internal/sample and paste the table into README.md")
+}
