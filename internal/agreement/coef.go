@@ -1,9 +1,6 @@
 package agreement
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Reasons shared by several coefficients, worded for the person reading a
 // report rather than for a statistician.
@@ -160,6 +157,3 @@ func classStats(t *tally, cats []string) []ClassStats {
 	}
 	return out
 }
-
-// round3 rounds for display-only comparisons in tests and text.
-func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
