@@ -1,6 +1,7 @@
 package agreement
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -146,8 +147,8 @@ func patterns(d *dataset) ([]pattern, []int32) {
 		slices.Sort(seen)
 		key = key[:0]
 		for _, c := range seen {
-			key = binaryAppend(key, uint32(c))
-			key = binaryAppend(key, uint32(cnt[c]))
+			key = binary.LittleEndian.AppendUint32(key, uint32(c))
+			key = binary.LittleEndian.AppendUint32(key, uint32(cnt[c]))
 		}
 		p, ok := index[string(key)]
 		if !ok {
@@ -169,10 +170,6 @@ func patterns(d *dataset) ([]pattern, []int32) {
 		}
 	}
 	return pats, unitPat
-}
-
-func binaryAppend(b []byte, v uint32) []byte {
-	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24))
 }
 
 // bounded draws uniformly from [0, n) with Lemire's multiply-and-reject.
