@@ -217,14 +217,15 @@ func Expand(paths []string) ([]string, error) {
 }
 
 // traceFileName says whether a file in a directory walk is worth
-// detecting. Reports (report.json, results summaries) are read by the
+// detecting; a gzipped file counts as its plain name (Open decompresses
+// any of them). Reports (report.json, results summaries) are read by the
 // adapters next to their trajectories, not imported on their own.
 func traceFileName(name string) bool {
-	l := strings.ToLower(name)
+	l := strings.TrimSuffix(strings.ToLower(name), ".gz")
 	if strings.HasSuffix(l, "report.json") || strings.HasPrefix(l, "results_summary") || strings.HasSuffix(l, ".patch") || strings.HasSuffix(l, ".yaml") || strings.HasSuffix(l, ".md") {
 		return false
 	}
-	for _, ext := range []string{".jsonl", ".jsonl.gz", ".json", ".traj", ".eval", ".json.gz"} {
+	for _, ext := range []string{".jsonl", ".json", ".traj", ".eval"} {
 		if strings.HasSuffix(l, ext) {
 			return true
 		}
