@@ -249,3 +249,15 @@ func TestAdjudicateGolden(t *testing.T) {
 		}
 	}
 }
+
+// Back to disagreements only with the cursor on the agreed item (the last,
+// which only every-item mode shows), the shorter queue loads in place.
+func TestToggleAllBackWithCursorPastTheDisputes(t *testing.T) {
+	t.Parallel()
+	m := startedAdj(t, newFakeAdj(t, 5), 120, 30)
+	m = press(t, m, "a", "G")
+	require.Equal(t, int64(5), m.queue.current().TraceID)
+	require.NotPanics(t, func() { m = press(t, m, "a") })
+	require.Len(t, m.queue.all, 4)
+	require.NotNil(t, m.queue.current())
+}
