@@ -69,16 +69,21 @@ func (rr *runRules) compiled(tax *triage.Taxonomy, task string) *rules.Compiled 
 	return c
 }
 
-// prepare loads every run's pack and budgets before labelling starts:
-// during LabelPending the store's one connection is inside a transaction,
-// so the callback must not query the store.
-func (l *labeller) prepare(ctx context.Context) error {
+// prepare loads the pack and budgets of run (of every run when run is
+// empty) before labelling starts: during LabelPending the store's one
+// connection is inside a transaction, so the callback must not query the
+// store. Another run's pack is not loaded: a run whose pack has moved
+// must not stop the rules on this one.
+func (l *labeller) prepare(ctx context.Context, run string) error {
 	runs, err := l.db.Runs(ctx)
 	if err != nil {
 		return err
 	}
 	l.runs = make(map[string]*runRules, len(runs))
 	for _, r := range runs {
+		if run != "" && r.Controls.RunID != run {
+			continue
+		}
 		pk, err := l.pk.load(r.Controls)
 		if err != nil {
 			return err
@@ -140,7 +145,7 @@ func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) e
 		return err
 	}
 	l := &labeller{db: db, tax: tax, pk: packs{override: packDir}, held: held}
-	if err := l.prepare(ctx); err != nil {
+	if err := l.prepare(ctx, run); err != nil {
 		return err
 	}
 	start := time.Now()

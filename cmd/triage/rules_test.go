@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// `rules run --run B` reads B's task pack only: another run whose pack
+// has moved away since card init must not stop it, while a run over
+// every run still names the missing pack.
+func TestRulesRunLoadsOnlyTheChosenRunsPack(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, run := range []string{"a", "b"} {
+		tasks := filepath.Join(c.dir, "pack-"+run, "tasks")
+		c.file("pack-"+run+"/tasks/T01/prompt.md", "Write a client.\n")
+		code, _, errOut := c.run("", "card", "init", "--run", run, "--pack", tasks)
+		require.Equal(t, exitOK, code, errOut)
+		code, _, errOut = c.run(`{"task_id":"T01","exit_code":0}`+"\n", "import", "--run", run, "-")
+		require.Equal(t, exitOK, code, errOut)
+	}
+	require.NoError(t, os.RemoveAll(filepath.Join(c.dir, "pack-a")))
+
+	code, out, errOut := c.run("", "rules", "run", "--run", "b")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "1 traces labelled by the rules")
+
+	code, _, errOut = c.run("", "rules", "run")
+	require.Equal(t, exitError, code)
+	require.Contains(t, errOut, "run a: task pack "+filepath.Join(c.dir, "pack-a", "tasks"))
+}
