@@ -74,14 +74,18 @@ func (c *Counts) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var out Counts
+	// A set, not out.Get: a card file is untrusted, and a linear look-up
+	// per key made 100,000 keys take 48 s.
+	seen := map[string]bool{}
 	err := walkObject(data, func(key string, raw json.RawMessage) error {
 		var n int
 		if err := json.Unmarshal(raw, &n); err != nil || n < 0 {
 			return fmt.Errorf("count %q: %s is not a non-negative integer", key, clip(string(raw), 40))
 		}
-		if _, dup := out.Get(key); dup {
+		if seen[key] {
 			return fmt.Errorf("count %q appears twice", key)
 		}
+		seen[key] = true
 		out = append(out, Count{Key: key, N: n})
 		return nil
 	})
