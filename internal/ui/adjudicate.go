@@ -119,6 +119,7 @@ func (m *Model) loadDisputesCmd(gen int) tea.Cmd {
 		}
 		redactItems(rd, msg.items)
 		redactReviews(rd, msg.reviews)
+		msg.natural = naturalCols(msg.items)
 		return msg
 	}
 }

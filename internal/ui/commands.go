@@ -40,7 +40,7 @@ func (m *Model) queueCmd(gen, limit int) tea.Cmd {
 			return errMsg{what: "load queue", err: err}
 		}
 		redactItems(rd, items)
-		return queueLoadedMsg{gen: gen, items: items, partial: limit > 0}
+		return queueLoadedMsg{gen: gen, items: items, partial: limit > 0, natural: naturalCols(items)}
 	}
 }
 

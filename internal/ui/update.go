@@ -33,7 +33,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			m.queue.setWhole(msg.items, m.cfg.Blind)
 		}
-		m.natural = naturalCols(msg.items)
+		m.natural = msg.natural
 		m.resize(m.width, m.height)
 		if msg.reviews != nil {
 			m.reviews = msg.reviews
