@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -208,21 +207,35 @@ func fmtPtr[T any](p *T) string {
 	return fmt.Sprint(*p)
 }
 
+// classDeltas lists a's classes, then those only b has. Counts are looked
+// up in maps: card files are untrusted and may list any number of classes.
 func classDeltas(a, b *Card) []ClassDelta {
+	ca, cb := countMap(a.PrimaryCounts), countMap(b.PrimaryCounts)
 	codes := a.PrimaryCounts.Keys()
 	for _, k := range b.PrimaryCounts.Keys() {
-		if !slices.Contains(codes, k) {
+		if _, ok := ca[k]; !ok {
 			codes = append(codes, k)
 		}
 	}
 	out := make([]ClassDelta, 0, len(codes))
 	for _, k := range codes {
-		x, _ := a.PrimaryCounts.Get(k)
-		y, _ := b.PrimaryCounts.Get(k)
+		x, y := ca[k], cb[k]
 		sa, sb := ratio(x, a.NTasks), ratio(y, b.NTasks)
 		out = append(out, ClassDelta{Code: k, A: x, B: y, Delta: y - x, ShareA: sa, ShareB: sb, ShareDelta: sb - sa})
 	}
 	return out
+}
+
+// countMap indexes counts by key; like Counts.Get, the first of a
+// repeated key wins.
+func countMap(c Counts) map[string]int {
+	m := make(map[string]int, len(c))
+	for _, e := range c {
+		if _, ok := m[e.Key]; !ok {
+			m[e.Key] = e.N
+		}
+	}
+	return m
 }
 
 func rate(name string, a, b float64) RateDelta {
