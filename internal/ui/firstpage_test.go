@@ -115,3 +115,14 @@ func TestFirstPageViewChangesNothing(t *testing.T) {
 	m = settle(t, m, queueLoadedMsg{gen: m.queueGen, items: clone(whole)})
 	require.Equal(t, "TIMEOUT", m.queue.item(2).Primary)
 }
+
+// The end of the first page is not called the end of the queue.
+func TestFirstPageEndIsNotTheQueueEnd(t *testing.T) {
+	t.Parallel()
+	m, whole := firstPageModel(t)
+	m = press(t, m, "enter", "L")
+	require.Contains(t, m.status, "the rest of the queue is loading")
+	m = settle(t, m, queueLoadedMsg{gen: m.queueGen, items: clone(whole[:2])})
+	m = press(t, m, "L")
+	require.Equal(t, "last trace of the queue", m.status)
+}

@@ -168,7 +168,7 @@ func (m *Model) setNote(id int64, note string) tea.Cmd {
 func (m *Model) advance() tea.Cmd {
 	if m.screen == screenTrace {
 		if !m.queue.move(1) {
-			m.status += " · last trace of the queue"
+			m.status += " · " + m.queue.lastNote()
 			return nil
 		}
 		return m.openTrace(m.queue.current().TraceID)

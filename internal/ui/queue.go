@@ -218,6 +218,15 @@ func (q *queueModel) setWhole(items []QueueItem, blind bool) {
 	}
 }
 
+// lastNote tells the reviewer they reached the end of the view, which on
+// the first page is not the end of the queue.
+func (q *queueModel) lastNote() string {
+	if q.partial {
+		return "last trace loaded so far: the rest of the queue is loading"
+	}
+	return "last trace of the queue"
+}
+
 // move shifts the cursor by d and reports whether it moved.
 func (q *queueModel) move(d int) bool {
 	old := q.cursor

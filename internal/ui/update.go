@@ -301,7 +301,7 @@ func (m *Model) openTrace(id int64) tea.Cmd {
 func (m *Model) stepTrace(d int) tea.Cmd {
 	if !m.queue.move(d) {
 		if d > 0 {
-			m.status = "last trace of the queue"
+			m.status = m.queue.lastNote()
 		} else {
 			m.status = "first trace of the queue"
 		}
