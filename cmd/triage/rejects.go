@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -56,7 +57,13 @@ func (a *app) runRejects(ctx context.Context, file string, asJSON, raw bool) err
 		if raw {
 			s := string(r.Raw)
 			if len(s) > 400 {
-				s = s[:400] + "…"
+				// Cut on a character boundary, so the cut shows no byte
+				// escapes the input never held.
+				n := 400
+				for n > 0 && !utf8.RuneStart(s[n]) {
+					n--
+				}
+				s = s[:n] + "…"
 			}
 			fmt.Fprintf(a.stdout, "    %s\n", triage.Sanitize(s))
 		}
