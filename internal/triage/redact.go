@@ -62,7 +62,9 @@ func (r *Redactor) With(sentinels []string) *Redactor {
 		}
 		n.sentinels = append(n.sentinels, asciiJSON(s))
 	}
-	slices.SortFunc(n.sentinels, func(a, b string) int { return len(b) - len(a) })
+	// Longest first; equal lengths by text, so that Compact, which drops
+	// only neighbours, removes every repeated spelling.
+	slices.SortFunc(n.sentinels, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
 	n.sentinels = slices.Compact(n.sentinels)
 	return n
 }

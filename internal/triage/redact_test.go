@@ -96,6 +96,10 @@ func TestRedactorSentinelSpellings(t *testing.T) {
 	// With adds a task's sentinels and keeps the others.
 	w := NewRedactor([]string{"first-canary"}).With([]string{"second-canary"})
 	require.Equal(t, "[REDACTED:sentinel] [REDACTED:sentinel]", w.String("first-canary second-canary"))
+	// Each spelling is searched once, however often it is given (two runs
+	// of one pack give every sentinel twice), longest first.
+	d := NewRedactor([]string{"abc", "xyz", "abc"}).With([]string{"xyz", "<é>"})
+	require.Equal(t, []string{`\u003cé\u003e`, `<\u00e9>`, "<é>", "abc", "xyz"}, d.Sentinels())
 }
 
 func TestRedactorTrace(t *testing.T) {
