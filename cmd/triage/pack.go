@@ -56,7 +56,11 @@ depend on the working directory.`,
 			return nil
 		},
 	}
-	hash.MarkFlagDirname("")
+	// Both take a directory: the shell completes directories only.
+	dirs := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs
+	}
+	hash.ValidArgsFunction, check.ValidArgsFunction = dirs, dirs
 	cmd.AddCommand(hash, check)
 	return cmd
 }
