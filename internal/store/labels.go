@@ -217,10 +217,7 @@ func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.
 	const chunk = 500
 	for lo := 0; lo < len(traceIDs); lo += chunk {
 		ids := traceIDs[lo:min(lo+chunk, len(traceIDs))]
-		args := make([]any, len(ids))
-		for i, id := range ids {
-			args[i] = id
-		}
+		args := idArgs(ids)
 		rows, err := s.db.QueryContext(ctx, `SELECT `+eventCols+`, verdict FROM label_events
 			WHERE kind = 'rule' AND trace_id IN (`+placeholders(len(ids))+`) ORDER BY trace_id, id`, args...)
 		if err != nil {
@@ -474,10 +471,7 @@ func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error
 	if dense {
 		rows, err = q.QueryContext(ctx, cols+` WHERE t.id BETWEEN ? AND ? ORDER BY t.id`, lo, hi)
 	} else {
-		args := make([]any, len(ids))
-		for i, id := range ids {
-			args[i] = id
-		}
+		args := idArgs(ids)
 		rows, err = q.QueryContext(ctx, cols+` WHERE t.id IN (`+placeholders(len(ids))+`) ORDER BY t.id`, args...)
 	}
 	if err != nil {

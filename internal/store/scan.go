@@ -96,10 +96,7 @@ func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (map[int64]*tr
 	const chunk = 500
 	for lo := 0; lo < len(traceIDs); lo += chunk {
 		ids := traceIDs[lo:min(lo+chunk, len(traceIDs))]
-		args := make([]any, len(ids))
-		for i, id := range ids {
-			args[i] = id
-		}
+		args := idArgs(ids)
 		q := `SELECT ` + eventCols + ` FROM label_events WHERE trace_id IN (` + placeholders(len(ids)) + `) ORDER BY trace_id, id`
 		if err := s.foldStates(ctx, out, q, args...); err != nil {
 			return nil, err

@@ -263,6 +263,15 @@ func boolPtr(v sql.NullInt64) *bool {
 	return &b
 }
 
+// idArgs is ids as query arguments, for an IN list of placeholders(len(ids)).
+func idArgs(ids []int64) []any {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return args
+}
+
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
