@@ -102,7 +102,7 @@ func (s *adjStore) Disagreements(ctx context.Context, q ui.DisagreementQuery) ([
 	if err != nil {
 		return nil, err
 	}
-	states, err := s.db.LabelStates(ctx, sl.RunID)
+	states, err := s.db.LabelStatesOf(ctx, sl.Items)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +169,7 @@ func sliceAgreement(ctx context.Context, db *store.DB, name string, opt agreemen
 	if err != nil {
 		return nil, err
 	}
-	states, err := db.LabelStates(ctx, sl.RunID)
+	states, err := db.LabelStatesOf(ctx, sl.Items)
 	if err != nil {
 		return nil, err
 	}
