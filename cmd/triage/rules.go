@@ -192,7 +192,12 @@ func (a *app) findTrace(ctx context.Context, db *store.DB, ref string) (int64, e
 	if !ok || run == "" || rest == "" {
 		return 0, usageErr("trace %q: want RUN/TASK#SEED or a trace id", ref)
 	}
-	task, seedS, hasSeed := strings.Cut(rest, "#")
+	// The seed follows the last '#', since a task id may hold one
+	// (TraceKey writes RUN/TASK#SEED whatever the task).
+	task, seedS, hasSeed := rest, "", false
+	if i := strings.LastIndexByte(rest, '#'); i >= 0 {
+		task, seedS, hasSeed = rest[:i], rest[i+1:], true
+	}
 	seed := 0
 	if hasSeed {
 		n, err := strconv.Atoi(seedS)

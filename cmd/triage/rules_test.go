@@ -32,3 +32,26 @@ func TestRulesRunLoadsOnlyTheChosenRunsPack(t *testing.T) {
 	require.Equal(t, exitError, code)
 	require.Contains(t, errOut, "run a: task pack "+filepath.Join(c.dir, "pack-a", "tasks"))
 }
+
+// rules explain reads back the RUN/TASK#SEED key that TraceKey writes,
+// also for a task id holding a '#'.
+func TestExplainFindsATaskWithAHash(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	code, _, errOut := c.run(`{"task_id":"issue#12","seed":2,"exit_code":0}`+"\n", "import", "--format", "jsonl", "--run", "r", "-")
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = c.run("", "rules", "run")
+	require.Equal(t, exitOK, code, errOut)
+	for _, tc := range []struct {
+		ref, want string
+		code      int
+	}{
+		{"r/issue#12#2", `"trace": "r/issue#12#2"`, exitOK},
+		{"r/issue#12#x", `seed "x" is not a non-negative integer`, exitUsage},
+		{"r/issue#12", "trace r/issue#12: not found", exitError},
+	} {
+		code, out, errOut := c.run("", "rules", "explain", "--json", tc.ref)
+		require.Equal(t, tc.code, code, tc.ref+": "+errOut)
+		require.Contains(t, out+errOut, tc.want, tc.ref)
+	}
+}
