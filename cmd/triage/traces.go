@@ -80,7 +80,15 @@ func (a *app) eachTraceRow(ctx context.Context, run string, fn func(traceRow) er
 
 func (a *app) runTraces(ctx context.Context, run string, asJSON bool) error {
 	w := bufio.NewWriterSize(a.stdout, 64<<10)
-	defer w.Flush()
+	if err := a.writeTraces(ctx, w, run, asJSON); err != nil {
+		return err
+	}
+	// The last buffered rows are written here: a failure (a full disk, a
+	// closed pipe) is the command's failure, not a silent short list.
+	return w.Flush()
+}
+
+func (a *app) writeTraces(ctx context.Context, w *bufio.Writer, run string, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(triage.InertJSON(w))
 		return a.eachTraceRow(ctx, run, func(r traceRow) error { return enc.Encode(r) })
