@@ -19,18 +19,32 @@ import (
 	"github.com/triage-dev/triage/internal/triage"
 )
 
+// cardRead says how cardInput reads a run.
+type cardRead struct {
+	// redact masks the trace text the card carries (--redact).
+	redact *triage.Redactor
+	// check, when set, vets the controls before a single trace is read,
+	// so that a card refused for missing controls is refused at once.
+	check func(triage.Controls) error
+	// forCard leaves out the per-cell grid: a card carries per-task
+	// counts only, and a cell is 72 bytes (a million traces, 70 MB).
+	forCard bool
+}
+
 // cardInput gathers a run's controls, agreement and traces (each by its
 // current label) for package card. The traces stream from the store into
 // a card.Tally, so a run of any size costs memory for its tasks, not its
-// rows. check, when set, vets the controls before a single trace is read,
-// so that a card refused for missing controls is refused at once; rd masks
-// the trace text the card carries (--redact).
-func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *triage.Taxonomy, rd *triage.Redactor, check func(triage.Controls) error) (card.Input, error) {
+// rows.
+func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *triage.Taxonomy, opt cardRead) (card.Input, error) {
 	in := card.Input{Taxonomy: tax, RulesVersion: rules.RulesVersion}
 	if run == "" {
 		// A store with one run means that run: its controls belong on
 		// the report.
-		if runs, err := db.Runs(ctx); err == nil && len(runs) == 1 {
+		runs, err := db.Runs(ctx)
+		if err != nil {
+			return in, err
+		}
+		if len(runs) == 1 {
 			run = runs[0].Controls.RunID
 		}
 	}
@@ -40,20 +54,27 @@ func (a *app) cardInput(ctx context.Context, db *store.DB, run string, tax *tria
 			return in, fmt.Errorf("run %q: %w", run, err)
 		}
 		in.Controls = c
-		if check != nil {
-			if err := check(c); err != nil {
+		if opt.check != nil {
+			if err := opt.check(c); err != nil {
 				return in, err
 			}
 		}
 		if c.PackDir != "" {
+			// The pack only adds how many tasks have no trace; a pack
+			// that moved costs that note, said here, not the report.
 			if pk, _, err := loadPack(c.PackDir); err == nil {
 				in.NTasksInPack = len(pk.Tasks)
+			} else {
+				fmt.Fprintf(a.stderr, "note: run %s: its pack could not be read (%s), so tasks with no trace are not counted\n", run, errText(err))
 			}
 		}
 	}
 	in.Tally = card.NewTally()
+	if opt.forCard {
+		in.Tally.WithoutCells()
+	}
 	err := db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
-		row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: rd.String(s.Model), Agent: rd.String(s.Agent), PromptID: rd.String(s.PromptID),
+		row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: opt.redact.String(s.Model), Agent: opt.redact.String(s.Agent), PromptID: opt.redact.String(s.PromptID),
 			ExitCode: s.ExitCode, Outcome: s.Outcome, Tokens: s.Tokens, CostUSD: s.CostUSD, WallS: s.WallS}
 		f := triage.Resolve(st)
 		row.Primary, row.Secondary, row.Source, row.Decision, row.Leftover = f.Primary, f.Secondary, f.Source, f.Decision, f.Unresolved
@@ -113,7 +134,7 @@ is not trusted (see --allow-unresolved and --allow-untrusted, which the card the
 }
 
 func (a *app) runCardExport(ctx context.Context, run, out string, opts card.Options, redact bool) error {
-	in, err := a.loadCardInput(ctx, run, redact, func(c triage.Controls) error { return card.CheckControls(c, opts) })
+	in, err := a.loadCardInput(ctx, run, redact, cardRead{forCard: true, check: func(c triage.Controls) error { return card.CheckControls(c, opts) }})
 	if err != nil {
 		return err
 	}
@@ -221,7 +242,7 @@ func (a *app) runReport(ctx context.Context, run, format, out string, width int,
 	default:
 		return usageErr("--format %q: want text, md, json or html", format)
 	}
-	in, err := a.loadCardInput(ctx, run, redact, nil)
+	in, err := a.loadCardInput(ctx, run, redact, cardRead{})
 	if err != nil {
 		return err
 	}
@@ -284,11 +305,11 @@ func (a *app) runCompare(ctx context.Context, x, y string, force, asJSON bool) e
 			return err
 		}
 		defer db.Close()
-		ia, err := a.cardInput(ctx, db, x, tax, nil, nil)
+		ia, err := a.cardInput(ctx, db, x, tax, cardRead{forCard: true})
 		if err != nil {
 			return err
 		}
-		ib, err := a.cardInput(ctx, db, y, tax, nil, nil)
+		ib, err := a.cardInput(ctx, db, y, tax, cardRead{forCard: true})
 		if err != nil {
 			return err
 		}
@@ -328,9 +349,9 @@ func packHash(dir string) (string, error) {
 }
 
 // loadCardInput opens the store and gathers one run's card input under
-// the current taxonomy, masked for --redact when redact is set; check is
-// cardInput's.
-func (a *app) loadCardInput(ctx context.Context, run string, redact bool, check func(triage.Controls) error) (card.Input, error) {
+// the current taxonomy, masked for --redact when redact is set; opt is
+// cardInput's, its redactor filled in here.
+func (a *app) loadCardInput(ctx context.Context, run string, redact bool, opt cardRead) (card.Input, error) {
 	tax, err := a.taxonomy()
 	if err != nil {
 		return card.Input{}, err
@@ -344,7 +365,8 @@ func (a *app) loadCardInput(ctx context.Context, run string, redact bool, check 
 	if err != nil {
 		return card.Input{}, err
 	}
-	in, err := a.cardInput(ctx, db, run, tax, rd, check)
+	opt.redact = rd
+	in, err := a.cardInput(ctx, db, run, tax, opt)
 	if err != nil {
 		return in, err
 	}

@@ -130,6 +130,7 @@ func TestRedactNeedsItsPack(t *testing.T) {
 	require.NoError(t, os.Rename(tasks, tasks+".moved"))
 	code, _, errOut = c.run("", "report", "--run", "r", "--json")
 	require.Equal(t, exitOK, code, "without --redact the pack is not needed: %s", errOut)
+	require.Contains(t, errOut, "note: run r: its pack could not be read", "a moved pack costs a note, said")
 	code, _, errOut = c.run("", "report", "--run", "r", "--json", "--redact")
 	require.Equal(t, exitError, code)
 	require.Contains(t, errOut, "--redact: run r: task pack")

@@ -25,7 +25,7 @@ func (a *app) showReportTUI(ctx context.Context, run string, redact bool) error 
 	if !a.isTerminal(a.stdout) {
 		return errors.New("--tui needs a terminal (stdout is not one); drop --tui for the text report")
 	}
-	in, err := a.loadCardInput(ctx, run, redact, nil)
+	in, err := a.loadCardInput(ctx, run, redact, cardRead{})
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,20 @@ func TestTallyStreamsLikeRows(t *testing.T) {
 	gotCard, err := Build(streamed, Options{AllowUnresolved: true})
 	require.NoError(t, err)
 	require.Equal(t, wantCard, gotCard)
+
+	// A tally without cells makes the same card and keeps no cell.
+	lean := in
+	lean.Traces = nil
+	lean.Tally = NewTally().WithoutCells()
+	for i := range in.Traces {
+		lean.Tally.Add(&in.Traces[i])
+	}
+	leanCard, err := Build(lean, Options{AllowUnresolved: true})
+	require.NoError(t, err)
+	require.Equal(t, wantCard, leanCard)
+	for _, ta := range lean.Tally.grid.tasks {
+		require.Nil(t, ta.cells)
+	}
 }
 
 // The card refuses controls it lacks with the same words whether the
