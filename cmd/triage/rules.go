@@ -45,7 +45,9 @@ the current taxonomy and rules version. Verdicts under older versions are kept.`
 }
 
 // labeller classifies stored rows on all cores, with the pack and budgets
-// of each row's run, all loaded by prepare before labelling starts.
+// of each row's run. Runs are read by prepare before labelling starts; a
+// run's pack is loaded when its first pending row arrives, so a run with
+// nothing to label (whose pack may have moved since) is never read.
 type labeller struct {
 	db   *store.DB
 	tax  *triage.Taxonomy
@@ -55,9 +57,19 @@ type labeller struct {
 }
 
 type runRules struct {
-	pack    *triage.Pack
-	budgets rules.Budgets
-	byTask  sync.Map // task id → *rules.Compiled
+	controls triage.Controls
+	budgets  rules.Budgets
+	once     sync.Once
+	loaded   bool // the pack was asked for: some row of the run was labelled
+	pack     *triage.Pack
+	err      error
+	byTask   sync.Map // task id → *rules.Compiled
+}
+
+// loadPack loads the run's pack once; two batches may be labelled at once.
+func (rr *runRules) loadPack(p *packs) error {
+	rr.once.Do(func() { rr.pack, rr.err = p.load(rr.controls); rr.loaded = true })
+	return rr.err
 }
 
 func (rr *runRules) compiled(tax *triage.Taxonomy, task string) *rules.Compiled {
@@ -69,34 +81,29 @@ func (rr *runRules) compiled(tax *triage.Taxonomy, task string) *rules.Compiled 
 	return c
 }
 
-// prepare loads the pack and budgets of run (of every run when run is
-// empty) before labelling starts: during LabelPending the store's one
-// connection is inside a transaction, so the callback must not query the
-// store. Another run's pack is not loaded: a run whose pack has moved
-// must not stop the rules on this one.
-func (l *labeller) prepare(ctx context.Context, run string) error {
+// prepare reads every run's controls and budgets before labelling starts:
+// during LabelPending the store's one connection is inside a transaction,
+// so the callback must not query the store.
+func (l *labeller) prepare(ctx context.Context) error {
 	runs, err := l.db.Runs(ctx)
 	if err != nil {
 		return err
 	}
 	l.runs = make(map[string]*runRules, len(runs))
 	for _, r := range runs {
-		if run != "" && r.Controls.RunID != run {
-			continue
-		}
-		pk, err := l.pk.load(r.Controls)
-		if err != nil {
-			return err
-		}
-		l.runs[r.Controls.RunID] = &runRules{pack: pk, budgets: rules.BudgetsFromControls(&r.Controls)}
+		l.runs[r.Controls.RunID] = &runRules{controls: r.Controls, budgets: rules.BudgetsFromControls(&r.Controls)}
 	}
 	return nil
 }
 
 func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
 	for _, r := range rows {
-		if l.runs[r.RunID] == nil {
+		rr := l.runs[r.RunID]
+		if rr == nil {
 			return nil, fmt.Errorf("trace %d: run %q appeared during labelling; run the rules again", r.ID, r.RunID)
+		}
+		if err := rr.loadPack(&l.pk); err != nil {
+			return nil, err
 		}
 	}
 	events := make([]triage.LabelEvent, len(rows))
@@ -145,7 +152,7 @@ func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) e
 		return err
 	}
 	l := &labeller{db: db, tax: tax, pk: packs{override: packDir}, held: held}
-	if err := l.prepare(ctx, run); err != nil {
+	if err := l.prepare(ctx); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -156,7 +163,7 @@ func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) e
 	if verbose {
 		fmt.Fprintf(a.stdout, "%d traces labelled by the rules (taxonomy %s, rules v%s) in %s\n", n, rules.ShortVersion(tax.Version), rules.RulesVersion, time.Since(start).Round(time.Millisecond))
 		for _, rr := range l.runs {
-			if rr.pack == nil {
+			if rr.loaded && rr.pack == nil {
 				fmt.Fprintln(a.stderr, "note: no task pack for some runs (card init --pack): ASSUME_API, MISSING_ASK and SCOPE_SLIP could not be evaluated there")
 				break
 			}

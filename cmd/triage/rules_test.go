@@ -8,23 +8,39 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// `rules run --run B` reads B's task pack only: another run whose pack
-// has moved away since card init must not stop it, while a run over
-// every run still names the missing pack.
-func TestRulesRunLoadsOnlyTheChosenRunsPack(t *testing.T) {
+// The rules read a run's task pack only when one of its traces is
+// labelled: another run whose pack has moved away since card init, with
+// nothing pending, must not stop them, while a run that has traces to
+// label still names its missing pack.
+func TestRulesRunLoadsOnlyThePacksItNeeds(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
+	imp := func(run, task string) {
+		t.Helper()
+		code, _, errOut := c.run(`{"task_id":"`+task+`","exit_code":0}`+"\n", "import", "--format", "jsonl", "--run", run, "-")
+		require.Equal(t, exitOK, code, errOut)
+	}
 	for _, run := range []string{"a", "b"} {
 		tasks := filepath.Join(c.dir, "pack-"+run, "tasks")
 		c.file("pack-"+run+"/tasks/T01/prompt.md", "Write a client.\n")
 		code, _, errOut := c.run("", "card", "init", "--run", run, "--pack", tasks)
 		require.Equal(t, exitOK, code, errOut)
-		code, _, errOut = c.run(`{"task_id":"T01","exit_code":0}`+"\n", "import", "--run", run, "-")
-		require.Equal(t, exitOK, code, errOut)
+		imp(run, "T01")
 	}
+	code, out, errOut := c.run("", "rules", "run")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "2 traces labelled by the rules")
 	require.NoError(t, os.RemoveAll(filepath.Join(c.dir, "pack-a")))
 
-	code, out, errOut := c.run("", "rules", "run", "--run", "b")
+	imp("b", "T02")
+	code, out, errOut = c.run("", "rules", "run")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "1 traces labelled by the rules")
+	require.NotContains(t, errOut, "no task pack", "run a was not labelled, so its pack is not missed")
+
+	imp("a", "T02")
+	imp("b", "T03")
+	code, out, errOut = c.run("", "rules", "run", "--run", "b")
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "1 traces labelled by the rules")
 
