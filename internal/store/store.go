@@ -59,7 +59,7 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	dsn := "file:" + path + "?" + q.Encode()
+	dsn := "file:" + uriPath.Replace(path) + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -78,6 +78,11 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 	}
 	return s, nil
 }
+
+// uriPath escapes what a file: URI would read in a path: '?' would start
+// the query and '#' a fragment, so "runs#2.db" opened "runs", and '%'
+// would start an escape.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // AllowConcurrentReads lets up to n calls use the store at once, each on
 // its own connection: in WAL mode reads then proceed beside one another

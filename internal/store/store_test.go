@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -541,4 +542,30 @@ func chunkIDs(n int) []int64 {
 		out[i] = int64(i + 1)
 	}
 	return out
+}
+
+// The store lives at exactly the path given, whatever a file: URI would
+// read in it ('?' a query, '#' a fragment, '%' an escape).
+func TestOpenUsesThePathAsGiven(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, name := range []string{"runs#2.db", "a?b.db", "100%25.db", "plain.db"} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, name)
+		db, err := Open(ctx, path, testDecode)
+		require.NoError(t, err, name)
+		importAll(t, db, trace("r", "T", 1, "h1"))
+		require.NoError(t, db.Close())
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Len(t, entries, 1, "%s: one file, no WAL left after close", name)
+		require.Equal(t, name, entries[0].Name())
+
+		db, err = Open(ctx, path, testDecode)
+		require.NoError(t, err, name)
+		sums, err := db.Summaries(ctx, "r")
+		require.NoError(t, err)
+		require.Len(t, sums, 1, "%s: reopened with its trace", name)
+		require.NoError(t, db.Close())
+	}
 }
