@@ -59,7 +59,13 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
-	dsn := "file:" + uriPath.Replace(path) + "?" + q.Encode()
+	uri := uriPath.Replace(path)
+	if strings.HasPrefix(uri, "/") {
+		// An empty authority: "file://x" would name a host x, and an
+		// absolute path that starts with "//" would too.
+		uri = "//" + uri
+	}
+	dsn := "file:" + uri + "?" + q.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)

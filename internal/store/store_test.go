@@ -568,4 +568,12 @@ func TestOpenUsesThePathAsGiven(t *testing.T) {
 		require.Len(t, sums, 1, "%s: reopened with its trace", name)
 		require.NoError(t, db.Close())
 	}
+	// An absolute path with a doubled leading slash is the same file, not
+	// a URI naming a host.
+	path := filepath.Join(t.TempDir(), "s.db")
+	db, err := Open(ctx, "/"+path, testDecode)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	_, err = os.Stat(path)
+	require.NoError(t, err)
 }
