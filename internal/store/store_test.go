@@ -577,3 +577,35 @@ func TestOpenUsesThePathAsGiven(t *testing.T) {
 	_, err = os.Stat(path)
 	require.NoError(t, err)
 }
+
+// An import runs with foreign key checks off on its own connection; after
+// a commit and after a rollback the store enforces them again, and what
+// the import wrote keeps every key (store.Check).
+func TestImportRestoresForeignKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	var batch []*triage.Trace
+	for i := range 3*importBatch + 5 {
+		batch = append(batch, trace("r", "T", i, fmt.Sprint("h", i)))
+	}
+	batch = append(batch, trace("r", "T", 0, "h0"), trace("r", "T", 1, "other"))
+	res := importAll(t, db, batch...)
+	require.Equal(t, Duplicate, res[len(res)-2])
+	require.Equal(t, Conflict, res[len(res)-1])
+	im, err := db.BeginImport(ctx, func(Added) error { return nil })
+	require.NoError(t, err)
+	require.NoError(t, im.Add(ctx, trace("q", "T", 1, "x"), nil, "f.jsonl", 1))
+	require.NoError(t, im.Rollback())
+	var on int
+	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on))
+	require.Equal(t, 1, on)
+	_, err = db.db.ExecContext(ctx, `INSERT INTO trace_rows (trace_id, raw) VALUES (99999, x'00')`)
+	require.Error(t, err, "a body for a trace that does not exist must be refused")
+	problems, err := db.Check(ctx)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+	var n int
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM trace_rows`).Scan(&n))
+	require.Equal(t, 3*importBatch+5, n)
+}
