@@ -15,8 +15,16 @@ func TestCheckFindsWhatACrashCouldLeave(t *testing.T) {
 		wants []string
 	}{
 		{name: "sound store"},
-		{name: "trace without its row", harm: []string{`DELETE FROM trace_rows WHERE trace_id = (SELECT min(id) FROM traces)`},
+		{name: "traces without their chunk", harm: []string{`DELETE FROM trace_chunks`},
+			wants: []string{"2 traces have no stored row"}},
+		{name: "trace written without a body", harm: []string{`INSERT INTO traces (id, run_id, task_id, seed, source, content_hash, imported_at) VALUES (3, 'r', 'T3', 0, 'jsonl', 'h3', 'now')`},
 			wants: []string{"1 traces have no stored row"}},
+		{name: "chunk header destroyed", harm: []string{`UPDATE trace_chunks SET body = x'00'`},
+			wants: []string{"stored chunk is corrupt: chunk 1 has no header"}},
+		{name: "chunk short of a trace in its range", harm: []string{
+			`INSERT INTO traces (id, run_id, task_id, seed, source, content_hash, imported_at) VALUES (3, 'r', 'T3', 0, 'jsonl', 'h3', 'now')`,
+			`UPDATE trace_chunks SET last_id = 3`},
+			wants: []string{"chunk 1: its ids do not span 1..3"}},
 		{name: "event on a missing trace", harm: []string{`PRAGMA foreign_keys = OFF`,
 			`INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (999, 'x', 'human', '2026-01-01T00:00:00Z')`},
 			wants: []string{"foreign key: label_events row 1 points at a missing traces"}},

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
@@ -44,7 +45,7 @@ type Import struct {
 	rej      *sql.Stmt
 	insFull  *sql.Stmt
 	lookFull *sql.Stmt
-	rowsFull *sql.Stmt
+	chunk    *sql.Stmt
 	runs     map[string]bool
 	stamp    string
 	closed   bool
@@ -105,7 +106,7 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 		im.lookFull, err = tx.PrepareContext(ctx, lookupSQL(importBatch))
 	}
 	if err == nil {
-		im.rowsFull, err = tx.PrepareContext(ctx, rowsSQL(importBatch))
+		im.chunk, err = tx.PrepareContext(ctx, `INSERT INTO trace_chunks (first_id, last_id, body) VALUES (?,?,?)`)
 	}
 	if err == nil {
 		err = tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&im.maxID)
@@ -128,10 +129,9 @@ func restoreForeignKeys(conn *sql.Conn) {
 
 const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash, file, line, imported_at`
 
-// insertSQL and rowsSQL say OR IGNORE, not ON CONFLICT DO NOTHING: only
-// then can no constraint abort the statement (NOT NULL and CHECK would,
-// under the upsert's clause), and SQLite needs no statement journal for
-// it. Import binds no NULL to a NOT NULL column and no value of the wrong
+// insertSQL says OR IGNORE, not ON CONFLICT DO NOTHING: only then can no
+// constraint abort the statement (NOT NULL and CHECK would, under the
+// upsert's clause), and SQLite needs no statement journal for it. Import binds no NULL to a NOT NULL column and no value of the wrong
 // type, so the only row IGNORE skips is a key already stored: the
 // duplicate the lookup then reports.
 func insertSQL(n int) string {
@@ -172,17 +172,16 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 // packing is a batch being compressed for storage.
 type packing struct {
 	batch []Added
-	raw   [][]byte
-	norm  [][]byte
+	block []byte // every trace's bodies as one chunk block
 	done  chan struct{}
 }
 
 func (p *packing) pack() {
-	p.raw, p.norm = make([][]byte, len(p.batch)), make([][]byte, len(p.batch))
+	raws, norms := make([][]byte, len(p.batch)), make([][]byte, len(p.batch))
 	for i, a := range p.batch {
-		p.raw[i] = packRow(a.Trace.Raw)
-		p.norm[i] = packRow(a.Norm)
+		raws[i], norms[i] = a.Trace.Raw, a.Norm
 	}
+	p.block = packBodies(raws, norms)
 	close(p.done)
 }
 
@@ -271,7 +270,7 @@ func (im *Import) write(ctx context.Context, p *packing) error {
 				stored[keyOf(batch[i].Trace)] = storedKey{hash: batch[i].Trace.ContentHash, id: first + int64(j), ours: true}
 			}
 		}
-		if err := im.insertRows(ctx, p, toInsert, stored); err != nil {
+		if err := im.insertChunk(ctx, p, toInsert, stored); err != nil {
 			return err
 		}
 	}
@@ -347,42 +346,36 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 	return int(n), nil
 }
 
-// insertRows stores the packed rows of the traces this import wrote, in
-// their own table so that listing traces never reads their bodies.
-func (im *Import) insertRows(ctx context.Context, p *packing, idx []int, stored map[traceKey]storedKey) error {
-	args := im.args[:0]
-	n := 0
+// insertChunk stores the bodies of the traces this import wrote as one
+// chunk. The block packed ahead holds the whole batch; when some of it
+// was already stored (rare outside a re-import, which writes no chunk)
+// the block is packed again with only the new traces.
+func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored map[traceKey]storedKey) error {
+	ids := make([]int64, 0, len(idx))
+	ours := make([]int, 0, len(idx))
 	for _, i := range idx {
-		st := stored[keyOf(p.batch[i].Trace)]
-		if !st.ours {
-			continue
+		if st := stored[keyOf(p.batch[i].Trace)]; st.ours {
+			ids = append(ids, st.id)
+			ours = append(ours, i)
 		}
-		var raw, norm any
-		if p.raw[i] != nil {
-			raw = p.raw[i]
-		}
-		if p.norm[i] != nil {
-			norm = p.norm[i]
-		}
-		args = append(args, st.id, raw, norm)
-		n++
 	}
-	im.args = args[:0]
-	if n == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	st, done, err := im.stmt(ctx, im.rowsFull, n, rowsSQL)
-	if err != nil {
-		return err
+	block := p.block
+	if len(ours) != len(p.batch) || !sort.SliceIsSorted(ids, func(a, b int) bool { return ids[a] < ids[b] }) {
+		sort.Slice(ours, func(a, b int) bool {
+			return stored[keyOf(p.batch[ours[a]].Trace)].id < stored[keyOf(p.batch[ours[b]].Trace)].id
+		})
+		raws, norms := make([][]byte, len(ours)), make([][]byte, len(ours))
+		for j, i := range ours {
+			raws[j], norms[j] = p.batch[i].Trace.Raw, p.batch[i].Norm
+			ids[j] = stored[keyOf(p.batch[i].Trace)].id
+		}
+		block = packBodies(raws, norms)
 	}
-	defer done()
-	_, err = st.ExecContext(ctx, args...)
-	clear(args)
+	_, err := im.chunk.ExecContext(ctx, ids[0], ids[len(ids)-1], chunkBody(ids, block))
 	return mapErr(err)
-}
-
-func rowsSQL(n int) string {
-	return `INSERT OR IGNORE INTO trace_rows (trace_id, raw, norm) VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?),", n), ",")
 }
 
 func (im *Import) lookup(ctx context.Context, batch []Added, idx []int) (map[traceKey]storedKey, error) {

@@ -464,7 +464,7 @@ func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error
 		return nil, nil
 	}
 	lo, hi := ids[0], ids[len(ids)-1]
-	const cols = `SELECT t.id, t.run_id, t.content_hash, t.source, r.raw, r.norm FROM traces t JOIN trace_rows r ON r.trace_id = t.id`
+	const cols = `SELECT t.id, t.run_id, t.content_hash, t.source FROM traces t`
 	var rows *sql.Rows
 	var err error
 	dense := hi-lo+1 <= 2*int64(len(ids))
@@ -482,7 +482,7 @@ func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error
 	next := 0 // ids[next] is the next id wanted
 	for rows.Next() {
 		var r StoredRow
-		if err := rows.Scan(&r.ID, &r.RunID, &r.Hash, &r.Source, &r.Raw, &r.Norm); err != nil {
+		if err := rows.Scan(&r.ID, &r.RunID, &r.Hash, &r.Source); err != nil {
 			return nil, mapErr(err)
 		}
 		if dense {
@@ -495,7 +495,11 @@ func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error
 		}
 		out = append(out, r)
 	}
-	return out, mapErr(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	rows.Close()
+	return out, fillBodies(ctx, q, out)
 }
 
 // AppendLabels stores many label events in one transaction (labels

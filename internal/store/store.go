@@ -48,6 +48,7 @@ type DB struct {
 	db     *sql.DB
 	path   string
 	decode Decoder
+	chunks lastChunk
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 }

@@ -61,7 +61,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	require.NoError(t, err)
 	var n int
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 2, n)
+	require.Equal(t, 3, n)
 	var mode string
 	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
 	require.Equal(t, "wal", mode)
@@ -72,7 +72,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	db, err = Open(ctx, path, testDecode)
 	require.NoError(t, err)
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 2, n, "reopening applies nothing twice")
+	require.Equal(t, 3, n, "reopening applies nothing twice")
 	db.Close()
 }
 
@@ -602,10 +602,19 @@ func TestImportRestoresForeignKeys(t *testing.T) {
 	require.Equal(t, 1, on)
 	_, err = db.db.ExecContext(ctx, `INSERT INTO trace_rows (trace_id, raw) VALUES (99999, x'00')`)
 	require.Error(t, err, "a body for a trace that does not exist must be refused")
+	_, err = db.db.ExecContext(ctx, `INSERT INTO slice_items (slice, trace_id, pos) VALUES ('nope', 1, 0)`)
+	require.Error(t, err, "an item of a slice that does not exist must be refused")
 	problems, err := db.Check(ctx)
 	require.NoError(t, err)
 	require.Empty(t, problems)
 	var n int
-	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM trace_rows`).Scan(&n))
-	require.Equal(t, 3*importBatch+5, n)
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM trace_chunks`).Scan(&n))
+	require.Equal(t, 4, n, "one chunk a batch")
+	for _, tr := range batch[:3*importBatch+5] {
+		id, err := db.FindTrace(ctx, tr.RunID, tr.TaskID, tr.Seed)
+		require.NoError(t, err)
+		got, err := db.Trace(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, string(tr.Raw), string(got.Raw))
+	}
 }

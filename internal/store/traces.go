@@ -137,54 +137,31 @@ func (f *TraceFinder) Close() error { return f.st.Close() }
 // Row returns the stored row of a trace: the normalised row when the
 // source was another format, else the original verbatim.
 func (s *DB) Row(ctx context.Context, id int64) (row []byte, raw []byte, err error) {
-	var norm []byte
-	err = s.db.QueryRowContext(ctx, `SELECT raw, norm FROM trace_rows WHERE trace_id = ?`, id).Scan(&raw, &norm)
+	raw, norm, err := s.body(ctx, id)
 	if err != nil {
-		return nil, nil, mapErr(err)
-	}
-	if raw, err = unpackRow(raw); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("trace %d: %w", id, err)
 	}
 	if norm != nil {
-		norm, err = unpackRow(norm)
-		return norm, raw, err
+		return norm, raw, nil
 	}
 	return raw, raw, nil
 }
 
 // Trace loads and decodes one trace.
 func (s *DB) Trace(ctx context.Context, id int64) (*triage.Trace, error) {
-	var run, hash, source string
-	var raw, norm []byte
-	err := s.db.QueryRowContext(ctx, `SELECT t.run_id, t.content_hash, t.source, r.raw, r.norm FROM traces t JOIN trace_rows r ON r.trace_id = t.id WHERE t.id = ?`, id).Scan(&run, &hash, &source, &raw, &norm)
+	r := StoredRow{ID: id}
+	err := s.db.QueryRowContext(ctx, `SELECT run_id, content_hash, source FROM traces WHERE id = ?`, id).Scan(&r.RunID, &r.Hash, &r.Source)
 	if err != nil {
 		return nil, fmt.Errorf("trace %d: %w", id, mapErr(err))
 	}
-	return s.decodeStored(id, run, hash, source, raw, norm)
-}
-
-func (s *DB) decodeStored(id int64, run, hash, source string, raw, norm []byte) (*triage.Trace, error) {
-	var err error
-	if raw, err = unpackRow(raw); err != nil {
+	if r.Raw, r.Norm, err = s.body(ctx, id); err != nil {
 		return nil, fmt.Errorf("trace %d: %w", id, err)
 	}
-	if norm, err = unpackRow(norm); err != nil {
-		return nil, fmt.Errorf("trace %d: %w", id, err)
-	}
-	row := raw
-	if norm != nil {
-		row = norm
-	}
-	t, err := s.decode(row, run)
-	if err != nil {
-		return nil, fmt.Errorf("trace %d: stored row does not decode: %w", id, err)
-	}
-	t.ID, t.RunID, t.ContentHash, t.Source, t.Raw = id, run, hash, source, raw
-	return t, nil
+	return s.Decode(r)
 }
 
-// StoredRow is a trace's stored bytes, for bulk decoding off the store's
-// goroutine.
+// StoredRow is a trace's stored bytes, unpacked, for bulk decoding off
+// the store's goroutine.
 type StoredRow struct {
 	ID     int64
 	RunID  string
@@ -196,5 +173,14 @@ type StoredRow struct {
 
 // Decode turns a stored row into a trace with the store's decoder.
 func (s *DB) Decode(r StoredRow) (*triage.Trace, error) {
-	return s.decodeStored(r.ID, r.RunID, r.Hash, r.Source, r.Raw, r.Norm)
+	row := r.Raw
+	if r.Norm != nil {
+		row = r.Norm
+	}
+	t, err := s.decode(row, r.RunID)
+	if err != nil {
+		return nil, fmt.Errorf("trace %d: stored row does not decode: %w", r.ID, err)
+	}
+	t.ID, t.RunID, t.ContentHash, t.Source, t.Raw = r.ID, r.RunID, r.Hash, r.Source, r.Raw
+	return t, nil
 }

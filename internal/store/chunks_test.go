@@ -1,0 +1,123 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// A chunk gives back each trace's raw and norm as written, keeping nil
+// apart from empty, and finds only the ids it holds.
+func TestChunkRoundTrip(t *testing.T) {
+	t.Parallel()
+	raws := [][]byte{[]byte(`{"task_id":"a"}`), {}, nil, []byte(`{"x":"` + string(make([]byte, 300)) + `"}`)}
+	norms := [][]byte{nil, []byte(`{"n":1}`), {}, nil}
+	ids := []int64{10, 11, 13, 400}
+	body := chunkBody(ids, packBodies(raws, norms))
+	c, err := decodeChunk(10, 400, body)
+	require.NoError(t, err)
+	for i, id := range ids {
+		raw, norm, ok := c.find(id)
+		require.True(t, ok, id)
+		require.Equal(t, raws[i] == nil, raw == nil, "raw %d nil", id)
+		require.Equal(t, norms[i] == nil, norm == nil, "norm %d nil", id)
+		require.Equal(t, string(raws[i]), string(raw))
+		require.Equal(t, string(norms[i]), string(norm))
+	}
+	for _, id := range []int64{9, 12, 14, 399, 401} {
+		_, _, ok := c.find(id)
+		require.False(t, ok, id)
+	}
+}
+
+// Damaged chunks are errors naming the chunk, never a panic or a short
+// read taken for a body.
+func TestChunkDecodeRefusesDamage(t *testing.T) {
+	t.Parallel()
+	good := chunkBody([]int64{5, 6}, packBodies([][]byte{[]byte("ab"), []byte("cd")}, [][]byte{nil, nil}))
+	for name, body := range map[string][]byte{
+		"empty":            {},
+		"no magic":         append([]byte{0}, good[1:]...),
+		"count too big":    {chunkMagic, 0xff, 0x01},
+		"ids out of order": chunkBody([]int64{5, 5}, nil),
+		"block cut":        good[:len(good)-3],
+		"entries short":    chunkBody([]int64{5, 6, 7}, packBodies([][]byte{[]byte("ab"), []byte("cd")}, [][]byte{nil, nil})),
+	} {
+		_, err := decodeChunk(5, 7, body)
+		require.ErrorIs(t, err, errCorruptChunk, name)
+		require.Contains(t, err.Error(), "chunk 5", name)
+	}
+}
+
+func FuzzDecodeChunk(f *testing.F) {
+	f.Add(chunkBody([]int64{1, 2}, packBodies([][]byte{[]byte(`{}`), nil}, [][]byte{nil, []byte("n")})))
+	f.Add([]byte{chunkMagic, 1, 0})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		c, err := decodeChunk(1, 1<<40, body)
+		if err != nil {
+			return
+		}
+		for _, id := range c.ids {
+			if _, _, ok := c.find(id); !ok {
+				t.Fatalf("id %d in the header is not found", id)
+			}
+		}
+	})
+}
+
+// A store from before chunks keeps its bodies in trace_rows: every reader
+// still finds them there, beside traces imported later into chunks, and
+// Check is clean.
+func TestBodiesFromBeforeChunksStillRead(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	var old []int64
+	for i := range 3 {
+		tr := trace("r", "T", i, fmt.Sprint("old", i))
+		importAll(t, db, tr)
+		id, err := db.FindTrace(ctx, "r", "T", i)
+		require.NoError(t, err)
+		old = append(old, id)
+		// Move the body where the first schema kept it, packed as it was.
+		_, err = db.db.ExecContext(ctx, `DELETE FROM trace_chunks WHERE first_id = ?`, id)
+		require.NoError(t, err)
+		var norm any
+		if i == 1 {
+			norm = packRow([]byte(`{"task_id":"T","seed":1,"norm":true}`))
+		}
+		_, err = db.db.ExecContext(ctx, `INSERT INTO trace_rows (trace_id, raw, norm) VALUES (?, ?, ?)`, id, packRow(tr.Raw), norm)
+		require.NoError(t, err)
+	}
+	importAll(t, db, trace("r", "T", 3, "new3"), trace("r", "T", 4, "new4"))
+	problems, err := db.Check(ctx)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+
+	got, err := db.Trace(ctx, old[0])
+	require.NoError(t, err)
+	require.JSONEq(t, `{"task_id":"T","seed":0,"h":"old0"}`, string(got.Raw))
+	row, raw, err := db.Row(ctx, old[1])
+	require.NoError(t, err)
+	require.JSONEq(t, `{"task_id":"T","seed":1,"norm":true}`, string(row))
+	require.JSONEq(t, `{"task_id":"T","seed":1,"h":"old1"}`, string(raw))
+
+	var seen []string
+	_, err = db.LabelPending(ctx, "", "tax", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+		for _, r := range rows {
+			seen = append(seen, string(r.Raw))
+		}
+		return nil, nil
+	})
+	require.NoError(t, err)
+	require.Len(t, seen, 5)
+	for i, s := range seen {
+		require.Contains(t, s, fmt.Sprintf(`"seed":%d`, i))
+	}
+	_, err = db.Trace(ctx, 999)
+	require.ErrorIs(t, err, ErrNotFound)
+}
