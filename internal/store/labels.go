@@ -75,11 +75,7 @@ func (w *labelWriter) append(ctx context.Context, e *triage.LabelEvent) (bool, e
 	var verdict any
 	var decision, reason, rulesV, outcome string
 	if e.Verdict != nil {
-		b, err := verdictBody(e.Verdict)
-		if err != nil {
-			return false, err
-		}
-		verdict, decision, reason, rulesV, outcome = b, string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
+		verdict, decision, reason, rulesV, outcome = verdictBody(e.Verdict), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
 	}
 	var ext any
 	if e.Kind != triage.KindRule {
@@ -276,12 +272,8 @@ func fullVerdict(v *triage.Verdict, body []byte) (*triage.Verdict, error) {
 // columns (evidence, fired rules, what could not be evaluated), packed:
 // writing verdicts is the bottleneck of rules run, and the columns
 // already carry the label, decision, reason, outcome and versions.
-func verdictBody(v *triage.Verdict) ([]byte, error) {
-	b, err := json.Marshal(&verdictRest{v.Fired, v.Evidence, v.Unevaluated})
-	if err != nil {
-		return nil, err
-	}
-	return packRow(b), nil
+func verdictBody(v *triage.Verdict) []byte {
+	return packRow(appendVerdictRest(nil, v))
 }
 
 // RuleBatch is one batch of stored rows for the rules to label. It runs
@@ -407,10 +399,8 @@ func encodeVerdicts(events []triage.LabelEvent) (bodies, secs [][]byte, err erro
 		if e.Verdict == nil {
 			return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
 		}
-		if bodies[i], err = verdictBody(e.Verdict); err != nil {
-			return nil, nil, err
-		}
-		secs[i], _ = json.Marshal(nonNil(e.Verdict.Secondary))
+		bodies[i] = verdictBody(e.Verdict)
+		secs[i] = appendStrings(nil, nonNil(e.Verdict.Secondary))
 	}
 	return bodies, secs, nil
 }
