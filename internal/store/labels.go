@@ -75,7 +75,7 @@ func (w *labelWriter) append(ctx context.Context, e *triage.LabelEvent) (bool, e
 	var verdict any
 	var decision, reason, rulesV, outcome string
 	if e.Verdict != nil {
-		verdict, decision, reason, rulesV, outcome = verdictBody(e.Verdict), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
+		verdict, decision, reason, rulesV, outcome = verdictBody(nil, e.Verdict), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
 	}
 	var ext any
 	if e.Kind != triage.KindRule {
@@ -272,8 +272,17 @@ func fullVerdict(v *triage.Verdict, body []byte) (*triage.Verdict, error) {
 // columns (evidence, fired rules, what could not be evaluated), packed:
 // writing verdicts is the bottleneck of rules run, and the columns
 // already carry the label, decision, reason, outcome and versions.
-func verdictBody(v *triage.Verdict) []byte {
-	return packRow(appendVerdictRest(nil, v))
+// scratch, when given, is reused for the JSON before it is packed.
+func verdictBody(scratch *[]byte, v *triage.Verdict) []byte {
+	var buf []byte
+	if scratch != nil {
+		buf = (*scratch)[:0]
+	}
+	buf = appendVerdictRest(buf, v)
+	if scratch != nil {
+		*scratch = buf
+	}
+	return packRow(buf)
 }
 
 // RuleBatch is one batch of stored rows for the rules to label. It runs
@@ -395,11 +404,12 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 
 func encodeVerdicts(events []triage.LabelEvent) (bodies, secs [][]byte, err error) {
 	bodies, secs = make([][]byte, len(events)), make([][]byte, len(events))
+	var scratch []byte
 	for i, e := range events {
 		if e.Verdict == nil {
 			return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
 		}
-		bodies[i] = verdictBody(e.Verdict)
+		bodies[i] = verdictBody(&scratch, e.Verdict)
 		secs[i] = appendStrings(nil, nonNil(e.Verdict.Secondary))
 	}
 	return bodies, secs, nil

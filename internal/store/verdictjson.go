@@ -75,6 +75,14 @@ func appendEvidence(dst []byte, es []triage.Evidence) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonSafe marks the ASCII bytes appendJSONString copies as they are.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
 // appendJSONString quotes s as encoding/json does by default: HTML
 // characters, control characters, U+2028 and U+2029 escaped, invalid
 // UTF-8 replaced by U+FFFD.
@@ -84,7 +92,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if jsonSafe[b] {
 				i++
 				continue
 			}
