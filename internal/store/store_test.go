@@ -236,11 +236,12 @@ func TestLabelPendingAndVerdict(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	importAll(t, db, trace("r", "T1", 0, "a"), trace("r", "T2", 0, "b"))
+	version := "tv1"
 	label := func(rows []StoredRow) ([]triage.LabelEvent, error) {
 		var out []triage.LabelEvent
 		for _, r := range rows {
 			v := &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, Reason: "no rule explained it",
-				Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv1", RulesVersion: "1", Secondary: []string{triage.TagLeaked},
+				Outcome: triage.OutcomeFailed, TaxonomyVersion: version, RulesVersion: "1", Secondary: []string{triage.TagLeaked},
 				Fired: []string{triage.ScorerRed}, Evidence: []triage.Evidence{{Rule: triage.ScorerRed, Message: "red", ToolCall: 2, File: "a.py", Line: 3}},
 				Unevaluated: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "no spec", ToolCall: -1}}}
 			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule, Verdict: v})
@@ -253,14 +254,19 @@ func TestLabelPendingAndVerdict(t *testing.T) {
 	n, err = db.LabelPending(ctx, "", "tv1", "1", label)
 	require.NoError(t, err)
 	require.Equal(t, 0, n, "labelled traces are not labelled again")
+	_, err = db.LabelPending(ctx, "", "tv2", "1", label)
+	require.ErrorContains(t, err, `versions "tv1"/"1", labelling under "tv2"/"1"`,
+		"a verdict under another version than the run's would leave its trace pending forever")
+	version = "tv2"
 	n, err = db.LabelPending(ctx, "", "tv2", "1", label)
 	require.NoError(t, err)
 	require.Equal(t, 2, n, "a new taxonomy version re-labels, keeping the old verdicts")
 	sums, _ := db.Summaries(ctx, "r")
 	v, err := db.Verdict(ctx, sums[0].ID)
 	require.NoError(t, err)
+	// The newest verdict, the second taxonomy's, is the one read.
 	require.Equal(t, &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, Reason: "no rule explained it",
-		Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv1", RulesVersion: "1", Secondary: []string{triage.TagLeaked},
+		Outcome: triage.OutcomeFailed, TaxonomyVersion: "tv2", RulesVersion: "1", Secondary: []string{triage.TagLeaked},
 		Fired: []string{triage.ScorerRed}, Evidence: []triage.Evidence{{Rule: triage.ScorerRed, Message: "red", ToolCall: 2, File: "a.py", Line: 3}},
 		Unevaluated: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "no spec", ToolCall: -1}}}, v, "a verdict reads back whole")
 	vs, err := db.Verdicts(ctx, []int64{sums[0].ID, sums[1].ID, 999})
@@ -297,7 +303,7 @@ func TestSliceFrozenOnFirstLabel(t *testing.T) {
 		var out []triage.LabelEvent
 		for _, r := range rows {
 			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
-				Verdict: &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover}})
+				Verdict: &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, TaxonomyVersion: "tv", RulesVersion: "1"}})
 		}
 		return out, nil
 	})
@@ -616,5 +622,17 @@ func TestImportRestoresForeignKeys(t *testing.T) {
 		got, err := db.Trace(ctx, id)
 		require.NoError(t, err)
 		require.Equal(t, string(tr.Raw), string(got.Raw))
+	}
+}
+
+// Values written into SQL text as literals read back exactly, whatever
+// they hold.
+func TestSQLStringReadsBack(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	for _, s := range []string{"", "3ba00406e561", "it's", "''", `a"b`, "a\x00b", "\x00", "日本\n\t", "x'); DROP TABLE traces; --"} {
+		var got string
+		require.NoError(t, db.db.QueryRowContext(context.Background(), `SELECT `+sqlString(s)).Scan(&got))
+		require.Equal(t, s, got)
 	}
 }
