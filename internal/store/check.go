@@ -59,36 +59,58 @@ func (s *DB) Check(ctx context.Context) ([]string, error) {
 	return append(problems, more...), nil
 }
 
-// checkBodies proves every trace has exactly one stored body: chunk
-// headers parse, name only traces in their own range, and cover every
-// trace in that range; a trace outside every chunk has a row in
-// trace_rows (stores from before chunks). It reads headers only.
+// checkBodies proves every trace has exactly one stored body and every
+// rule verdict whose evidence is not in its row has it in a chunk: chunk
+// headers parse, name only rows of their own range, and cover every such
+// row in it; a trace outside every chunk has a row in trace_rows (stores
+// from before chunks). It reads headers only.
 func (s *DB) checkBodies(ctx context.Context) ([]string, error) {
+	traces, err := s.checkChunks(ctx, traceChunks, `SELECT count(*) FROM traces WHERE id BETWEEN ? AND ?`,
+		`SELECT count(*) FROM traces t
+		WHERE NOT EXISTS (SELECT 1 FROM trace_rows r WHERE r.trace_id = t.id)
+		AND NOT EXISTS (SELECT 1 FROM trace_chunks c WHERE c.first_id = (SELECT max(first_id) FROM trace_chunks WHERE first_id <= t.id) AND c.last_id >= t.id)`,
+		"%d traces have no stored row")
+	if err != nil {
+		return nil, err
+	}
+	verdicts, err := s.checkChunks(ctx, verdictChunks, `SELECT count(*) FROM label_events WHERE id BETWEEN ? AND ? AND kind = 'rule' AND verdict IS NULL`,
+		`SELECT count(*) FROM label_events e WHERE e.kind = 'rule' AND e.verdict IS NULL
+		AND NOT EXISTS (SELECT 1 FROM verdict_chunks c WHERE c.first_id = (SELECT max(first_id) FROM verdict_chunks WHERE first_id <= e.id) AND c.last_id >= e.id)`,
+		"%d rule verdicts have no stored evidence")
+	return append(traces, verdicts...), err
+}
+
+// checkChunks checks one table of chunks: count gives how many rows a
+// chunk's range should hold, orphans counts rows no chunk covers.
+func (s *DB) checkChunks(ctx context.Context, table, count, orphans, orphanMsg string) ([]string, error) {
 	var problems []string
-	rows, err := s.db.QueryContext(ctx, `SELECT c.first_id, c.last_id, c.body,
-		(SELECT count(*) FROM traces t WHERE t.id BETWEEN c.first_id AND c.last_id)
-		FROM trace_chunks c ORDER BY c.first_id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT first_id, last_id, body FROM `+table+` ORDER BY first_id`)
 	if err != nil {
 		return nil, mapErr(err)
 	}
+	type span struct {
+		first, last int64
+		ids         int
+	}
+	var spans []span
 	prevLast := int64(0)
 	for rows.Next() {
-		var first, last, traces int64
+		var first, last int64
 		var body []byte
-		if err := rows.Scan(&first, &last, &body, &traces); err != nil {
+		if err := rows.Scan(&first, &last, &body); err != nil {
 			rows.Close()
 			return nil, mapErr(err)
 		}
 		ids, _, err := headerIDs(first, body)
 		switch {
 		case err != nil:
-			problems = append(problems, err.Error())
+			problems = append(problems, fmt.Sprintf("%s: %v", table, err))
 		case len(ids) == 0 || ids[0] != first || ids[len(ids)-1] != last:
-			problems = append(problems, fmt.Sprintf("chunk %d: its ids do not span %d..%d", first, first, last))
-		case int64(len(ids)) != traces:
-			problems = append(problems, fmt.Sprintf("chunk %d: holds %d bodies for %d traces in %d..%d", first, len(ids), traces, first, last))
+			problems = append(problems, fmt.Sprintf("%s: chunk %d: its ids do not span %d..%d", table, first, first, last))
 		case first <= prevLast:
-			problems = append(problems, fmt.Sprintf("chunk %d overlaps the chunk before it", first))
+			problems = append(problems, fmt.Sprintf("%s: chunk %d overlaps the chunk before it", table, first))
+		default:
+			spans = append(spans, span{first, last, len(ids)})
 		}
 		prevLast = last
 	}
@@ -97,16 +119,23 @@ func (s *DB) checkBodies(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	// Counted per chunk above: ids are distinct and in range, so a chunk
-	// that holds as many as its range has traces holds each of them.
-	var orphans int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM traces t
-		WHERE NOT EXISTS (SELECT 1 FROM trace_rows r WHERE r.trace_id = t.id)
-		AND NOT EXISTS (SELECT 1 FROM trace_chunks c WHERE c.first_id = (SELECT max(first_id) FROM trace_chunks WHERE first_id <= t.id) AND c.last_id >= t.id)`).Scan(&orphans); err != nil {
+	// Ids in a header are distinct and in range, so a chunk that holds as
+	// many as its range has rows holds each of them.
+	for _, sp := range spans {
+		var n int
+		if err := s.db.QueryRowContext(ctx, count, sp.first, sp.last).Scan(&n); err != nil {
+			return nil, mapErr(err)
+		}
+		if n != sp.ids {
+			problems = append(problems, fmt.Sprintf("%s: chunk %d holds %d entries for %d rows in %d..%d", table, sp.first, sp.ids, n, sp.first, sp.last))
+		}
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, orphans).Scan(&n); err != nil {
 		return nil, mapErr(err)
 	}
-	if orphans > 0 {
-		problems = append(problems, fmt.Sprintf("%d traces have no stored row", orphans))
+	if n > 0 {
+		problems = append(problems, fmt.Sprintf(orphanMsg, n))
 	}
 	return problems, nil
 }

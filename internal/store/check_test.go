@@ -20,20 +20,28 @@ func TestCheckFindsWhatACrashCouldLeave(t *testing.T) {
 		{name: "trace written without a body", harm: []string{`INSERT INTO traces (id, run_id, task_id, seed, source, content_hash, imported_at) VALUES (3, 'r', 'T3', 0, 'jsonl', 'h3', 'now')`},
 			wants: []string{"1 traces have no stored row"}},
 		{name: "chunk header destroyed", harm: []string{`UPDATE trace_chunks SET body = x'00'`},
-			wants: []string{"stored chunk is corrupt: chunk 1 has no header"}},
+			wants: []string{"trace_chunks: stored chunk is corrupt: chunk 1 has no header"}},
 		{name: "chunk short of a trace in its range", harm: []string{
 			`INSERT INTO traces (id, run_id, task_id, seed, source, content_hash, imported_at) VALUES (3, 'r', 'T3', 0, 'jsonl', 'h3', 'now')`,
 			`UPDATE trace_chunks SET last_id = 3`},
-			wants: []string{"chunk 1: its ids do not span 1..3"}},
+			wants: []string{"trace_chunks: chunk 1: its ids do not span 1..3"}},
+		{name: "verdicts without their evidence", harm: []string{`DELETE FROM verdict_chunks`},
+			wants: []string{"2 rule verdicts have no stored evidence"}},
+		{name: "verdict chunk header destroyed", harm: []string{`UPDATE verdict_chunks SET body = x'00'`},
+			wants: []string{"verdict_chunks: stored chunk is corrupt: chunk 1 has no header"}},
+		{name: "verdict chunk short of an event", harm: []string{`INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (1, 'rules', 'rule', 'now')`,
+			`UPDATE verdict_chunks SET last_id = 3`},
+			wants: []string{"verdict_chunks: chunk 1: its ids do not span 1..3"}},
 		{name: "event on a missing trace", harm: []string{`PRAGMA foreign_keys = OFF`,
 			`INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (999, 'x', 'human', '2026-01-01T00:00:00Z')`},
-			wants: []string{"foreign key: label_events row 1 points at a missing traces"}},
+			wants: []string{"foreign key: label_events row 3 points at a missing traces"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			db := openTest(t)
 			importAll(t, db, trace("r", "T1", 0, "h1"), trace("r", "T2", 0, "h2"))
+			labelAll(t, db, "tv")
 			for _, q := range tc.harm {
 				_, err := db.db.ExecContext(ctx, q)
 				require.NoError(t, err, q)

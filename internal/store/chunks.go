@@ -144,11 +144,19 @@ func (c *chunk) find(id int64) (raw, norm []byte, ok bool) {
 	return c.raws[i], c.norms[i], true
 }
 
-// chunkOf reads the chunk whose range holds id; nil when none does.
-func chunkOf(ctx context.Context, q querier, id int64) (*chunk, error) {
+// The two tables of chunks: trace bodies by trace id, and rule verdicts'
+// evidence by label event id (migration 0004).
+const (
+	traceChunks   = "trace_chunks"
+	verdictChunks = "verdict_chunks"
+)
+
+// chunkOf reads the chunk of table whose range holds id; nil when none
+// does.
+func chunkOf(ctx context.Context, q querier, table string, id int64) (*chunk, error) {
 	var first, last int64
 	var body []byte
-	err := q.QueryRowContext(ctx, `SELECT first_id, last_id, body FROM trace_chunks WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1`, id).Scan(&first, &last, &body)
+	err := q.QueryRowContext(ctx, `SELECT first_id, last_id, body FROM `+table+` WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1`, id).Scan(&first, &last, &body)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && last < id) {
 		return nil, nil
 	}
@@ -173,7 +181,7 @@ func (s *DB) body(ctx context.Context, id int64) (raw, norm []byte, err error) {
 	c := s.chunks.c
 	s.chunks.mu.Unlock()
 	if c == nil || id < c.first || id > c.last {
-		if c, err = chunkOf(ctx, s.db, id); err != nil {
+		if c, err = chunkOf(ctx, s.db, traceChunks, id); err != nil {
 			return nil, nil, err
 		}
 		if c != nil {
@@ -212,7 +220,7 @@ func fillBodies(ctx context.Context, q querier, rows []StoredRow) error {
 		id := rows[i].ID
 		if c == nil || id > c.last {
 			var err error
-			if c, err = chunkOf(ctx, q, id); err != nil {
+			if c, err = chunkOf(ctx, q, traceChunks, id); err != nil {
 				return err
 			}
 		}

@@ -121,3 +121,51 @@ func TestBodiesFromBeforeChunksStillRead(t *testing.T) {
 	_, err = db.Trace(ctx, 999)
 	require.ErrorIs(t, err, ErrNotFound)
 }
+
+// Verdicts read their evidence from verdict chunks, a chunk once, across
+// many chunks and beside verdicts that keep theirs in the row (labels
+// imported from another store, or written before chunks).
+func TestVerdictEvidenceFromChunks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	var batch []*triage.Trace
+	for i := range 3*ruleEventBatch + 7 {
+		batch = append(batch, trace("r", "T", i, fmt.Sprint("h", i)))
+	}
+	importAll(t, db, batch...)
+	labelAll(t, db, "tv1")
+	labelAll(t, db, "tv2")
+	sums, err := db.Summaries(ctx, "")
+	require.NoError(t, err)
+	ids := make([]int64, len(sums))
+	for i, s := range sums {
+		ids[i] = s.ID
+	}
+	// One trace gets a later rule verdict with its evidence in the row.
+	inRow := &triage.Verdict{Primary: triage.AssumeAPI, Decision: triage.DecisionLeftover, Reason: "r", TaxonomyVersion: "tv3", RulesVersion: "1",
+		Secondary: []string{}, Fired: []string{triage.AssumeAPI}, Evidence: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "in the row", ToolCall: -1, Ident: "/v9"}}}
+	_, err = db.AppendLabels(ctx, []triage.LabelEvent{{TraceID: ids[5], Actor: triage.ActorRules, Kind: triage.KindRule, Primary: inRow.Primary,
+		TaxonomyVersion: "tv3", Verdict: inRow}})
+	require.NoError(t, err)
+
+	got, err := db.Verdicts(ctx, ids)
+	require.NoError(t, err)
+	require.Len(t, got, len(ids))
+	for _, id := range ids {
+		v := got[id]
+		if id == ids[5] {
+			require.Equal(t, inRow, v)
+			continue
+		}
+		require.Equal(t, "tv2", v.TaxonomyVersion)
+		require.Equal(t, []triage.Evidence{{Rule: triage.ToolLoop, Message: fmt.Sprint("calls of trace ", id), ToolCall: 1}}, v.Evidence, "trace %d", id)
+		require.Equal(t, []string{triage.ToolLoop}, v.Fired)
+	}
+	var chunks int
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM verdict_chunks`).Scan(&chunks))
+	require.Equal(t, 2*4, chunks, "one chunk per INSERT of 64 verdicts, two runs")
+	problems, err := db.Check(ctx)
+	require.NoError(t, err)
+	require.Empty(t, problems)
+}

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -209,10 +211,15 @@ func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error
 // Verdicts returns the rules' latest full verdict on each of the traces
 // that have one, reading them in batches rather than one query a trace.
 func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.Verdict, error) {
-	out := make(map[int64]*triage.Verdict, len(traceIDs))
-	const chunk = 500
-	for lo := 0; lo < len(traceIDs); lo += chunk {
-		ids := traceIDs[lo:min(lo+chunk, len(traceIDs))]
+	type latest struct {
+		event int64
+		v     *triage.Verdict
+		body  []byte
+	}
+	found := make(map[int64]latest, len(traceIDs))
+	const batch = 500
+	for lo := 0; lo < len(traceIDs); lo += batch {
+		ids := traceIDs[lo:min(lo+batch, len(traceIDs))]
 		args := idArgs(ids)
 		rows, err := s.db.QueryContext(ctx, `SELECT `+eventCols+`, verdict FROM label_events
 			WHERE kind = 'rule' AND trace_id IN (`+placeholders(len(ids))+`) ORDER BY trace_id, id`, args...)
@@ -226,17 +233,45 @@ func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.
 				rows.Close()
 				return nil, mapErr(err)
 			}
-			v, err := fullVerdict(er.event().Verdict, body)
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("verdict of trace %d: %w", er.traceID, err)
-			}
-			out[er.traceID] = v // the latest event wins
+			found[er.traceID] = latest{er.id, er.event().Verdict, body} // the latest event wins
 		}
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
 			return nil, mapErr(err)
+		}
+	}
+	// Evidence in verdict chunks is read in event order, a chunk once.
+	chunked := make([]latest, 0, len(found))
+	out := make(map[int64]*triage.Verdict, len(found))
+	for trace, f := range found {
+		if f.body != nil {
+			v, err := fullVerdict(f.v, f.body)
+			if err != nil {
+				return nil, fmt.Errorf("verdict of trace %d: %w", trace, err)
+			}
+			out[trace] = v
+			continue
+		}
+		chunked = append(chunked, f)
+		out[trace] = f.v
+	}
+	slices.SortFunc(chunked, func(a, b latest) int { return cmp.Compare(a.event, b.event) })
+	var c *chunk
+	for _, f := range chunked {
+		if c == nil || f.event > c.last {
+			var err error
+			if c, err = chunkOf(ctx, s.db, verdictChunks, f.event); err != nil {
+				return nil, err
+			}
+		}
+		if c == nil {
+			continue // an event written without evidence; Check reports it
+		}
+		if body, _, ok := c.find(f.event); ok {
+			if _, err := fullVerdict(f.v, body); err != nil {
+				return nil, fmt.Errorf("verdict of event %d: %w", f.event, err)
+			}
 		}
 	}
 	return out, nil
@@ -297,7 +332,9 @@ const ruleEventBatch = 64
 // writing goroutine.
 type labelled struct {
 	events []triage.LabelEvent
-	bodies [][]byte
+	// blocks[g] packs the evidence of events g*ruleEventBatch onwards,
+	// one verdict chunk each.
+	blocks [][]byte
 	secs   [][]byte
 	err    error
 }
@@ -352,7 +389,7 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 			var l labelled
 			l.events, l.err = label(rows)
 			if l.err == nil {
-				l.bodies, l.secs, l.err = encodeVerdicts(l.events)
+				l.blocks, l.secs, l.err = encodeVerdicts(l.events)
 			}
 			ch <- l
 		}()
@@ -402,17 +439,29 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	return n, mapErr(tx.Commit())
 }
 
-func encodeVerdicts(events []triage.LabelEvent) (bodies, secs [][]byte, err error) {
-	bodies, secs = make([][]byte, len(events)), make([][]byte, len(events))
-	var scratch []byte
-	for i, e := range events {
-		if e.Verdict == nil {
-			return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+// encodeVerdicts writes each event's secondary tags, and packs the
+// evidence of each run of ruleEventBatch events into one chunk block:
+// together they compress to a fraction of what they did one by one.
+func encodeVerdicts(events []triage.LabelEvent) (blocks, secs [][]byte, err error) {
+	secs = make([][]byte, len(events))
+	jsons := make([][]byte, 0, ruleEventBatch)
+	none := make([][]byte, ruleEventBatch)
+	var buf []byte
+	for lo := 0; lo < len(events); lo += ruleEventBatch {
+		jsons, buf = jsons[:0], buf[:0]
+		for i := lo; i < min(lo+ruleEventBatch, len(events)); i++ {
+			e := &events[i]
+			if e.Verdict == nil {
+				return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+			}
+			start := len(buf)
+			buf = appendVerdictRest(buf, e.Verdict)
+			jsons = append(jsons, buf[start:len(buf):len(buf)])
+			secs[i] = appendStrings(nil, nonNil(e.Verdict.Secondary))
 		}
-		bodies[i] = verdictBody(&scratch, e.Verdict)
-		secs[i] = appendStrings(nil, nonNil(e.Verdict.Secondary))
+		blocks = append(blocks, packBodies(jsons, none[:len(jsons)]))
 	}
-	return bodies, secs, nil
+	return blocks, secs, nil
 }
 
 // insertRuleEvents writes events i..j of l in one INSERT. What every
@@ -423,10 +472,13 @@ func encodeVerdicts(events []triage.LabelEvent) (bodies, secs [][]byte, err erro
 // were slower: the driver looks up each one's name, and SQLite scans its
 // list of names for each.)
 func insertRuleEvents(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, l labelled, i, j int, taxonomyVersion, rulesVersion, stamp string) error {
+	if i%ruleEventBatch != 0 || j-i > ruleEventBatch {
+		return fmt.Errorf("rule events %d..%d do not match a verdict block", i, j)
+	}
 	k := j - i
 	st := stmts[k]
 	if st == nil {
-		row := "(?,'rules','rule',?,?,'',"+sqlString(taxonomyVersion)+","+sqlString(rulesVersion)+",?,?,?,?,'',"+sqlString(stamp)+")"
+		row := "(?,'rules','rule',?,?,''," + sqlString(taxonomyVersion) + "," + sqlString(rulesVersion) + ",?,?,?,NULL,''," + sqlString(stamp) + ")"
 		var err error
 		st, err = tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at) VALUES `+
 			strings.TrimSuffix(strings.Repeat(row+",", k), ","))
@@ -435,16 +487,40 @@ func insertRuleEvents(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, 
 		}
 		stmts[k] = st
 	}
-	args := make([]any, 0, 7*k)
+	args := make([]any, 0, 6*k)
 	for x := i; x < j; x++ {
 		e := l.events[x]
 		v := e.Verdict
 		if e.Actor != triage.ActorRules || v.TaxonomyVersion != taxonomyVersion || v.RulesVersion != rulesVersion {
 			return fmt.Errorf("rule event for trace %d: actor %q, versions %q/%q, labelling under %q/%q", e.TraceID, e.Actor, v.TaxonomyVersion, v.RulesVersion, taxonomyVersion, rulesVersion)
 		}
-		args = append(args, e.TraceID, v.Primary, string(l.secs[x]), string(v.Decision), v.Reason, string(v.Outcome), l.bodies[x])
+		args = append(args, e.TraceID, v.Primary, string(l.secs[x]), string(v.Decision), v.Reason, string(v.Outcome))
 	}
-	_, err := st.ExecContext(ctx, args...)
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	// One INSERT in a write transaction gives its rows consecutive ids,
+	// in VALUES order, ending at the last insert id.
+	last, err := res.LastInsertId()
+	if err != nil {
+		return mapErr(err)
+	}
+	if n, _ := res.RowsAffected(); n != int64(k) {
+		return fmt.Errorf("rule events: %d of %d written", n, k)
+	}
+	ids := make([]int64, k)
+	for x := range ids {
+		ids[x] = last - int64(k-1-x)
+	}
+	ins := stmts[0] // k is never 0: the chunk statement's slot
+	if ins == nil {
+		if ins, err = tx.PrepareContext(ctx, `INSERT INTO verdict_chunks (first_id, last_id, body) VALUES (?,?,?)`); err != nil {
+			return mapErr(err)
+		}
+		stmts[0] = ins
+	}
+	_, err = ins.ExecContext(ctx, ids[0], last, chunkBody(ids, l.blocks[i/ruleEventBatch]))
 	return mapErr(err)
 }
 

@@ -61,7 +61,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	require.NoError(t, err)
 	var n int
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 3, n)
+	require.Equal(t, 4, n)
 	var mode string
 	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
 	require.Equal(t, "wal", mode)
@@ -72,7 +72,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	db, err = Open(ctx, path, testDecode)
 	require.NoError(t, err)
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 3, n, "reopening applies nothing twice")
+	require.Equal(t, 4, n, "reopening applies nothing twice")
 	db.Close()
 }
 
@@ -635,4 +635,19 @@ func TestSQLStringReadsBack(t *testing.T) {
 		require.NoError(t, db.db.QueryRowContext(context.Background(), `SELECT `+sqlString(s)).Scan(&got))
 		require.Equal(t, s, got)
 	}
+}
+
+// labelAll gives every trace a rule verdict with evidence under version tv.
+func labelAll(t *testing.T, db *DB, tv string) {
+	t.Helper()
+	_, err := db.LabelPending(context.Background(), "", tv, "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+		var out []triage.LabelEvent
+		for _, r := range rows {
+			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
+				Verdict: &triage.Verdict{Primary: triage.ToolLoop, Decision: triage.DecisionCertain, TaxonomyVersion: tv, RulesVersion: "1",
+					Fired: []string{triage.ToolLoop}, Evidence: []triage.Evidence{{Rule: triage.ToolLoop, Message: fmt.Sprint("calls of trace ", r.ID), ToolCall: 1}}}})
+		}
+		return out, nil
+	})
+	require.NoError(t, err)
 }
