@@ -361,7 +361,11 @@ func (r *run) toolLoop() {
 	// key halves the canonicalising, half of classification's time.
 	keys := keyBufs.Get().(*keyBuf)
 	defer keys.release()
-	havePrev := false // keys.prev holds calls[i-1]'s key
+	// prev is calls[i-1]'s key when havePrev: its raw arguments when they
+	// are already canonical, else keys.prev; the next key is built in
+	// keys.cur and the buffers then swap, so prev is never overwritten.
+	var prev []byte
+	havePrev := false
 	start := 0
 	for i := 1; i <= len(calls); i++ {
 		if i < len(calls) {
@@ -374,11 +378,12 @@ func (r *run) toolLoop() {
 				same = true // and a's key, if kept, is b's
 			default:
 				if !havePrev {
-					keys.prev = triage.AppendArgsKey(keys.prev[:0], a.Args)
+					prev = argsKey(&keys.prev, a.Args)
 				}
-				keys.cur = triage.AppendArgsKey(keys.cur[:0], b.Args)
-				same = bytes.Equal(keys.prev, keys.cur)
+				cur := argsKey(&keys.cur, b.Args)
+				same = bytes.Equal(prev, cur)
 				keys.prev, keys.cur = keys.cur, keys.prev
+				prev = cur
 				havePrev = true
 			}
 			if same {
