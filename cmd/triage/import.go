@@ -9,13 +9,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/triage-dev/triage/internal/ingest"
+	"github.com/triage-dev/triage/internal/rules"
 	"github.com/triage-dev/triage/internal/store"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
 type importOpts struct {
 	run, format, model, results string
-	strict, asJSON              bool
+	strict, asJSON, rules       bool
 }
 
 // importSummary is the --json output of import (DESIGN §4).
@@ -24,6 +25,8 @@ type importSummary struct {
 	Duplicates int            `json:"duplicates"`
 	Rejected   int            `json:"rejected"`
 	Rejects    []importReject `json:"rejects"`
+	// Labelled counts the traces --rules labelled.
+	Labelled int `json:"labelled,omitempty"`
 	// Errors are whole inputs that could not be read (missing file,
 	// directory, unknown format); their lines are unknown.
 	Errors []string `json:"errors,omitempty"`
@@ -73,6 +76,7 @@ Exit status: 0 all clean, 3 some lines rejected, 1 an input could not be read
 	f.StringVar(&o.results, "results", "", "SWE-bench report.json or results summary for trajectories")
 	f.BoolVar(&o.strict, "strict", false, "write nothing if any line is bad (exit status 1)")
 	f.BoolVar(&o.asJSON, "json", false, "print the summary as JSON")
+	f.BoolVar(&o.rules, "rules", false, "label each new trace with the rules as it is stored (what 'triage rules run' would do next, in one pass)")
 	_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return append([]string{"auto"}, ingest.FormatNames()...), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -99,7 +103,13 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 	prog := newProgress(a, files)
 	defer prog.done()
 	var sum importSummary
-	opts := ingest.Options{RunID: o.run, Model: o.model, Results: o.results, Lite: true}
+	opts := ingest.Options{RunID: o.run, Model: o.model, Results: o.results, Lite: !o.rules}
+	var ir *importRules
+	if o.rules {
+		if ir, err = a.newImportRules(ctx, db); err != nil {
+			return err
+		}
+	}
 
 	var im *store.Import
 	// Results arrive per batch; a conflict is filed as a reject.
@@ -107,6 +117,9 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		switch ad.Result {
 		case store.Imported:
 			sum.Imported++
+			if ir != nil {
+				sum.Labelled++
+			}
 		case store.Duplicate:
 			sum.Duplicates++
 		case store.Conflict:
@@ -123,8 +136,13 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		if im != nil {
 			return nil
 		}
-		im, err = db.BeginImport(ctx, onResult)
-		return err
+		if im, err = db.BeginImport(ctx, onResult); err != nil {
+			return err
+		}
+		if ir != nil {
+			im.LabelWith(ir.l.tax.Version, rules.RulesVersion, ir.label)
+		}
+		return nil
 	}
 	var readErr bool
 	for _, path := range files {
@@ -172,6 +190,12 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		}
 	} else {
 		a.printImportSummary(sum, o.strict && bad)
+		if ir != nil && !(o.strict && bad) {
+			fmt.Fprintf(a.stdout, "%d labelled by the rules (taxonomy %s, rules v%s)\n", sum.Labelled, rules.ShortVersion(ir.l.tax.Version), rules.RulesVersion)
+			if ir.missingPack() {
+				fmt.Fprintln(a.stderr, "note: no task pack for some runs (card init --pack): ASSUME_API, MISSING_ASK and SCOPE_SLIP could not be evaluated there")
+			}
+		}
 	}
 	switch {
 	case o.strict && bad, readErr:

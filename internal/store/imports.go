@@ -57,6 +57,9 @@ type Import struct {
 	maxID       int64
 	lookupFirst bool
 	args        []any
+	// label, when set (LabelWith), gives every stored trace its rule
+	// verdict in this transaction.
+	label *importLabel
 }
 
 // Added is one trace handed to Import.Add and what became of it.
@@ -159,7 +162,7 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 	}
 	// Compress the full batch on another goroutine while the previous
 	// one is written: compression is parallel work, writing is not.
-	b := &packing{batch: im.pending, done: make(chan struct{})}
+	b := &packing{batch: im.pending, label: im.label, done: make(chan struct{})}
 	im.pending = nil
 	go b.pack()
 	im.inflight = append(im.inflight, b)
@@ -173,29 +176,39 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 type packing struct {
 	batch []Added
 	block []byte // every trace's bodies as one chunk block
-	done  chan struct{}
+	// With LabelWith, the batch's verdicts, labelled and encoded here
+	// too: labelling is parallel work as well.
+	label    *importLabel
+	verdicts labelled
+	done     chan struct{}
 }
 
 func (p *packing) pack() {
+	defer close(p.done)
 	raws, norms := make([][]byte, len(p.batch)), make([][]byte, len(p.batch))
 	for i, a := range p.batch {
 		raws[i], norms[i] = a.Trace.Raw, a.Norm
 	}
 	p.block = packBodies(raws, norms)
-	close(p.done)
+	if p.label != nil {
+		p.verdicts = p.label.batch(p.batch)
+	}
 }
 
 func (im *Import) writeOldest(ctx context.Context) error {
 	b := im.inflight[0]
 	im.inflight = im.inflight[1:]
 	<-b.done
+	if b.verdicts.err != nil {
+		return b.verdicts.err
+	}
 	return im.write(ctx, b)
 }
 
 // Flush writes every queued trace and reports their results.
 func (im *Import) Flush(ctx context.Context) error {
 	if len(im.pending) > 0 {
-		b := &packing{batch: im.pending, done: make(chan struct{})}
+		b := &packing{batch: im.pending, label: im.label, done: make(chan struct{})}
 		im.pending = nil
 		b.pack()
 		im.inflight = append(im.inflight, b)
@@ -270,8 +283,14 @@ func (im *Import) write(ctx context.Context, p *packing) error {
 				stored[keyOf(batch[i].Trace)] = storedKey{hash: batch[i].Trace.ContentHash, id: first + int64(j), ours: true}
 			}
 		}
-		if err := im.insertChunk(ctx, p, toInsert, stored); err != nil {
+		ids, ours, err := im.insertChunk(ctx, p, toInsert, stored)
+		if err != nil {
 			return err
+		}
+		if im.label != nil {
+			if err := im.label.write(ctx, im.tx, p, ids, ours, im.stamp); err != nil {
+				return err
+			}
 		}
 	}
 	imported := 0
@@ -350,7 +369,9 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 // chunk. The block packed ahead holds the whole batch; when some of it
 // was already stored (rare outside a re-import, which writes no chunk)
 // the block is packed again with only the new traces.
-func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored map[traceKey]storedKey) error {
+// It returns the new traces' ids, ascending, and their places in the
+// batch.
+func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored map[traceKey]storedKey) ([]int64, []int, error) {
 	ids := make([]int64, 0, len(idx))
 	ours := make([]int, 0, len(idx))
 	for _, i := range idx {
@@ -360,7 +381,7 @@ func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return nil, nil, nil
 	}
 	block := p.block
 	if len(ours) != len(p.batch) || !sort.SliceIsSorted(ids, func(a, b int) bool { return ids[a] < ids[b] }) {
@@ -375,7 +396,7 @@ func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored
 		block = packBodies(raws, norms)
 	}
 	_, err := im.chunk.ExecContext(ctx, ids[0], ids[len(ids)-1], chunkBody(ids, block))
-	return mapErr(err)
+	return ids, ours, mapErr(err)
 }
 
 func (im *Import) lookup(ctx context.Context, batch []Added, idx []int) (map[traceKey]storedKey, error) {

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// importRules labels traces as `import --rules` stores them: the verdicts
+// `rules run` would write afterwards, from the traces import has already
+// decoded. A run created by this import has no frozen controls yet, as in
+// a later `rules run`.
+type importRules struct {
+	l  *labeller
+	mu sync.Mutex // guards l.runs: two batches are labelled at once
+}
+
+// newImportRules reads the taxonomy and every run's controls before the
+// import's transaction pins the store's connection.
+func (a *app) newImportRules(ctx context.Context, db *store.DB) (*importRules, error) {
+	tax, err := a.taxonomy()
+	if err != nil {
+		return nil, err
+	}
+	l := &labeller{db: db, tax: tax}
+	if err := l.prepare(ctx); err != nil {
+		return nil, err
+	}
+	return &importRules{l: l}, nil
+}
+
+func (ir *importRules) run(id string) *runRules {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	rr := ir.l.runs[id]
+	if rr == nil {
+		c := triage.Controls{RunID: id}
+		rr = &runRules{controls: c, budgets: rules.BudgetsFromControls(&c)}
+		ir.l.runs[id] = rr
+	}
+	return rr
+}
+
+// label is the store.ImportLabel of the import. A trace from another
+// format is classified from its normalised row, as `rules run` reads it,
+// so that both give the same verdict.
+func (ir *importRules) label(batch []store.Added) ([]*triage.Verdict, error) {
+	out := make([]*triage.Verdict, len(batch))
+	for i, ad := range batch {
+		tr := ad.Trace
+		rr := ir.run(tr.RunID)
+		if err := rr.loadPack(&ir.l.pk); err != nil {
+			return nil, err
+		}
+		if ad.Norm != nil {
+			var err error
+			if tr, err = ir.l.db.Decode(store.StoredRow{RunID: tr.RunID, Source: tr.Source, Raw: tr.Raw, Norm: ad.Norm}); err != nil {
+				return nil, fmt.Errorf("%s:%d: %w", ad.File, ad.Line, err)
+			}
+		}
+		v := rr.compiled(ir.l.tax, tr.TaskID).Classify(rr.budgets, tr)
+		out[i] = &v
+	}
+	return out, nil
+}
+
+// missingPack says whether some run labelled had no task pack.
+func (ir *importRules) missingPack() bool {
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	for _, rr := range ir.l.runs {
+		if rr.loaded && rr.pack == nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// ImportLabel classifies a batch of traces being imported: verdicts[i]
+// is batch[i]'s. It runs on a goroutine of its own while the store
+// writes the batch before, and must not call the store.
+type ImportLabel func(batch []Added) ([]*triage.Verdict, error)
+
+// importLabel is LabelWith's state.
+type importLabel struct {
+	label                         ImportLabel
+	taxonomyVersion, rulesVersion string
+	stmts                         map[int]*sql.Stmt
+}
+
+// LabelWith makes the import label each trace it stores with the rules,
+// in the same transaction, so that `rules run` under these versions
+// finds nothing left to do: one pass over the input instead of an import
+// that decodes every row and a `rules run` that reads and decodes every
+// row again. Call it before the first Add.
+func (im *Import) LabelWith(taxonomyVersion, rulesVersion string, label ImportLabel) {
+	im.label = &importLabel{label: label, taxonomyVersion: taxonomyVersion, rulesVersion: rulesVersion, stmts: map[int]*sql.Stmt{}}
+}
+
+// batch labels and encodes one batch, on the packing goroutine.
+func (il *importLabel) batch(batch []Added) labelled {
+	verdicts, err := il.label(batch)
+	if err == nil && len(verdicts) != len(batch) {
+		err = fmt.Errorf("label import: %d verdicts for %d traces", len(verdicts), len(batch))
+	}
+	if err != nil {
+		return labelled{err: err}
+	}
+	l := labelled{events: make([]triage.LabelEvent, len(batch))}
+	for i, v := range verdicts {
+		if v == nil {
+			return labelled{err: fmt.Errorf("label import: no verdict for %s", batch[i].Trace.Key())}
+		}
+		l.events[i] = triage.LabelEvent{Actor: triage.ActorRules, Kind: triage.KindRule, Primary: v.Primary, TaxonomyVersion: v.TaxonomyVersion, Verdict: v}
+	}
+	l.blocks, l.secs, l.err = encodeVerdicts(l.events)
+	return l
+}
+
+// write stores the verdicts of the traces the batch stored: ids and ours
+// from insertChunk, in id order. When only some of the batch was stored
+// the verdicts of those are encoded again.
+func (il *importLabel) write(ctx context.Context, tx *sql.Tx, p *packing, ids []int64, ours []int, stamp string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	l := labelled{events: make([]triage.LabelEvent, len(ours))}
+	whole := len(ours) == len(p.batch)
+	for j, i := range ours {
+		whole = whole && i == j
+		l.events[j] = p.verdicts.events[i]
+		l.events[j].TraceID = ids[j]
+	}
+	if whole {
+		l.blocks, l.secs = p.verdicts.blocks, p.verdicts.secs
+	} else {
+		var err error
+		if l.blocks, l.secs, err = encodeVerdicts(l.events); err != nil {
+			return err
+		}
+	}
+	for lo := 0; lo < len(l.events); lo += ruleEventBatch {
+		if err := insertRuleEvents(ctx, tx, il.stmts, l, lo, min(lo+ruleEventBatch, len(l.events)), il.taxonomyVersion, il.rulesVersion, stamp); err != nil {
+			return err
+		}
+	}
+	return nil
+}
