@@ -66,6 +66,7 @@ gen 100000 "$F100K"
 # --- timed commands (measure and fresh are in scripts/lib.sh) -------------
 DB100=$OUT/db/100k.db
 DBIR=$OUT/db/100k-import-rules.db
+DBONE=$OUT/db/100k-one-pass.db
 DB1M=$OUT/db/1m.db
 DBPROF=$OUT/db/profile.db
 
@@ -76,6 +77,12 @@ measure rules_100k "$TRIAGE" --db "$DB100" rules run
 
 fresh "$DBIR"
 measure import_rules_100k bash -c '"$1" --db "$2" import "$3" && "$1" --db "$2" rules run' _ "$TRIAGE" "$DBIR" "$F100K"
+# The same end state in one pass: import --rules labels as it stores, and
+# the rules run after it finds nothing left (tested equal in
+# cmd/triage/import_rules_test.go).
+fresh "$DBONE"
+measure import_rules_onepass_100k bash -c '"$1" --db "$2" import --rules "$3" && "$1" --db "$2" rules run' _ "$TRIAGE" "$DBONE" "$F100K"
+fresh "$DBONE"
 
 # The seed article's classifier (stores nothing, prints one class a row
 # and then the card), on the same file, in the same script.
@@ -142,6 +149,8 @@ gobench() { # file benchmark-regexp metric
 py=$(get python_seed_100k 2)
 ir=$(get import_rules_100k 2)
 ratio=$(awk -v a="$py" -v b="$ir" 'BEGIN { if (b > 0) printf "%.1f", a / b }')
+one=$(get import_rules_onepass_100k 2)
+ratio1=$(awk -v a="$py" -v b="$one" 'BEGIN { if (b > 0) printf "%.1f", a / b }')
 rss100=$(get import_100k 5)
 rss1m=$(get import_1m 5)
 flat=$(awk -v a="$rss100" -v b="$rss1m" 'BEGIN { if (a > 0 && b != "") printf "%.2f", b / a }')
@@ -162,6 +171,8 @@ flat=$(awk -v a="$rss100" -v b="$rss1m" 'BEGIN { if (a > 0 && b != "") printf "%
 	row "rules run 100k wall (s)" "$(get rules_100k 2)" 1.0 "<="
 	row "import + rules 100k wall (s)" "$ir" 1.5 "<="
 	row "import + rules vs seed Python (x faster)" "$ratio" 7 ">="
+	row "import --rules + rules run 100k wall (s)" "$one" 1.5 "<="
+	row "import --rules + rules run vs seed Python (x)" "$ratio1" 7 ">="
 	row "import 1M max RSS (MB)" "$rss1m" 150 "<="
 	row "import 1M RSS / import 100k RSS (flat)" "$flat" 1.25 "<="
 	cr=$(gobench internal_rules BenchmarkClassifySeedRows rows/cpu-s)
