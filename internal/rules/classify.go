@@ -3,7 +3,6 @@ package rules
 import (
 	"bytes"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,27 +14,24 @@ import (
 // million invented paths still gives a readable verdict.
 const maxEvidencePerRule = 50
 
-// verdictBuf holds a typical verdict's evidence and labels in one
-// allocation; larger verdicts spill into ordinary slices.
-type verdictBuf struct {
-	ev     [2]triage.Evidence
-	labels [2]string
-}
-
 // ruleLeaked indexes the guard probe's evidence count.
 const ruleLeaked = nRules
 
-// run is the state of classifying one trace. Evidence lives in fixed
-// arrays while the rules run and is copied once into the verdict, so the
-// common case costs a single allocation for all of it.
+// run is the state of classifying one trace. Evidence lives in an array
+// on the stack while the rules run and is copied once into the verdict,
+// into one allocation of its size (see verdict.go).
 type run struct {
-	c         *Compiled
-	tr        *triage.Trace
-	fired     [nRules]bool
-	uneval    [nRules]bool
-	nEv       [nRules + 1]int // the last counts LEAKED evidence
-	ev        []triage.Evidence
-	buf       *verdictBuf
+	c      *Compiled
+	tr     *triage.Trace
+	fired  [nRules]bool
+	uneval [nRules]bool
+	nEv    [nRules + 1]int // the last counts LEAKED evidence
+	// The evidence so far: evArr, then more when a trace has more. No
+	// slice points into evArr, since a struct pointing into itself is
+	// moved to the heap.
+	evArr     [4]triage.Evidence
+	nEvs      int
+	more      []triage.Evidence
 	unWhy     [nRules]string
 	nUn       int
 	files     []triage.FileDiff
@@ -55,11 +51,12 @@ func (r *run) add(rule int, e triage.Evidence) {
 	if e.Rule == "" {
 		e.Rule = ruleCodes[rule]
 	}
-	if r.ev == nil {
-		r.buf = new(verdictBuf)
-		r.ev = r.buf.ev[:0]
+	if r.nEvs < len(r.evArr) {
+		r.evArr[r.nEvs] = e
+	} else {
+		r.more = append(r.more, e)
 	}
-	r.ev = append(r.ev, e)
+	r.nEvs++
 }
 
 // unevaluated records that rule lacked evidence; at most once per rule.
@@ -70,29 +67,6 @@ func (r *run) unevaluated(rule int, why string) {
 	r.uneval[rule] = true
 	r.unWhy[rule] = why
 	r.nUn++
-}
-
-// collect returns the evidence and the unevaluated rules, sharing one
-// allocation: the unevaluated items go after the evidence.
-func (r *run) collect() (ev, un []triage.Evidence) {
-	n := len(r.ev)
-	if n+r.nUn == 0 {
-		return []triage.Evidence{}, nil
-	}
-	all := r.ev
-	if all == nil {
-		all = make([]triage.Evidence, 0, r.nUn)
-	}
-	all = slices.Grow(all, r.nUn)
-	for i := range nRules {
-		if r.uneval[i] {
-			all = append(all, triage.Evidence{Rule: ruleCodes[i], Message: r.unWhy[i], ToolCall: -1})
-		}
-	}
-	if r.nUn == 0 {
-		return all, nil
-	}
-	return all[:n:n], all[n:]
 }
 
 func (r *run) hasLog() bool { return r.tr.HasToolLog || len(r.tr.ToolCalls) > 0 }
@@ -161,35 +135,7 @@ func (c *Compiled) Classify(b Budgets, tr *triage.Trace, opts ...Option) triage.
 			}
 		}
 	}
-	nSec := max(nFired-1, 0)
-	if leaked {
-		nSec++
-	}
-	v.Secondary = []string{}
-	v.Fired = []string{}
-	if nFired+nSec > 0 {
-		var labels []string
-		if r.buf != nil && nFired+nSec <= len(r.buf.labels) {
-			labels = r.buf.labels[: 0 : nFired+nSec]
-		} else {
-			labels = make([]string, 0, nFired+nSec)
-		}
-		for i := range nRules {
-			if r.fired[i] && c.enabled[i] {
-				labels = append(labels, ruleCodes[i])
-			}
-		}
-		if nFired > 0 {
-			v.Primary = ruleCodes[primary]
-			labels = append(labels, labels[1:]...)
-		}
-		if leaked {
-			labels = append(labels, triage.TagLeaked)
-		}
-		v.Fired = labels[:nFired:nFired]
-		v.Secondary = labels[nFired:]
-	}
-	v.Evidence, v.Unevaluated = r.collect()
+	r.build(&v, primary, nFired, leaked)
 	v.Decision, v.Reason = r.decide(primary, nFired, heldOut)
 	return v
 }
