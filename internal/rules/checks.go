@@ -165,7 +165,7 @@ func (r *run) terminal() {
 	}
 	m := "exit code unknown, and no other rule explains the run"
 	if tr.ExitCode != nil {
-		m = msg("scorer red (exit code ", *tr.ExitCode, ") and no other rule explains it")
+		m = scorerRedMsg(*tr.ExitCode)
 	}
 	r.fire(rScorerRed, triage.Evidence{Message: m, ToolCall: -1})
 }
@@ -196,4 +196,21 @@ func (r *run) passWeak() {
 	if r.c.task != nil && len(r.c.task.HiddenTests) == 0 {
 		r.fire(rPassWeak, triage.Evidence{Message: "the task has no hidden test: only tests the agent could see scored it", ToolCall: -1, Ident: "hidden_tests"})
 	}
+}
+
+// scorerRedMsgs holds SCORER_RED's message for the exit codes a process
+// can return (and small negative ones, signals), built once: half of all
+// rows are red, and building the message a row was an allocation each.
+var scorerRedMsgs = func() (out [256 + 64]string) {
+	for i := range out {
+		out[i] = msg("scorer red (exit code ", i-64, ") and no other rule explains it")
+	}
+	return out
+}()
+
+func scorerRedMsg(code int) string {
+	if code >= -64 && code < 256 {
+		return scorerRedMsgs[code+64]
+	}
+	return msg("scorer red (exit code ", code, ") and no other rule explains it")
 }
