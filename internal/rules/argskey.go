@@ -168,12 +168,17 @@ func asIsArray(s []byte, i, depth int) (int, bool) {
 	}
 }
 
-// argsKey returns the loop key of raw: raw itself when it is already
-// canonical, otherwise triage.AppendArgsKey's key built in *buf.
-func argsKey(buf *[]byte, raw []byte) []byte {
+// loopKey returns the loop key of raw: raw itself when it is already
+// canonical, otherwise triage.AppendArgsKey's key built in buffer slot
+// of *keys, taken from the pool if *keys is nil.
+func loopKey(keys **keyBuf, slot int, raw []byte) []byte {
 	if canonicalAsIs(raw) {
 		return raw
 	}
-	*buf = triage.AppendArgsKey((*buf)[:0], raw)
-	return *buf
+	if *keys == nil {
+		*keys = keyBufs.Get().(*keyBuf)
+	}
+	k := *keys
+	k.b[slot] = triage.AppendArgsKey(k.b[slot][:0], raw)
+	return k.b[slot]
 }

@@ -54,14 +54,20 @@ func TestCanonicalAsIs(t *testing.T) {
 	}
 }
 
-// TestArgsKeyBuffers checks argsKey against triage.ArgsKey on both paths
-// and that a key built in the buffer is the canonical one.
-func TestArgsKeyBuffers(t *testing.T) {
+// TestLoopKeyBuffers checks loopKey against triage.ArgsKey on both paths
+// and that a key built in one slot survives building one in the other.
+func TestLoopKeyBuffers(t *testing.T) {
 	t.Parallel()
-	var buf []byte
-	for _, tc := range asIsCases {
-		require.Equal(t, triage.ArgsKey([]byte(tc.raw)), string(argsKey(&buf, []byte(tc.raw))), "%q", tc.raw)
+	var keys *keyBuf
+	defer func() { keys.release() }()
+	for i, tc := range asIsCases {
+		prev := asIsCases[(i+len(asIsCases)-1)%len(asIsCases)].raw
+		a := loopKey(&keys, 0, []byte(prev))
+		b := loopKey(&keys, 1, []byte(tc.raw))
+		require.Equal(t, triage.ArgsKey([]byte(prev)), string(a), "%q", prev)
+		require.Equal(t, triage.ArgsKey([]byte(tc.raw)), string(b), "%q", tc.raw)
 	}
+	require.NotNil(t, keys, "keys that need canonicalising take pooled buffers")
 }
 
 // FuzzCanonicalAsIs: canonicalAsIs never accepts arguments whose loop

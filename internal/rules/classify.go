@@ -305,12 +305,14 @@ func (r *run) toolLoop() {
 	// Each call's canonical arguments are computed at most once: a run of
 	// calls compares each with the one before, and keeping the previous
 	// key halves the canonicalising, half of classification's time.
-	keys := keyBufs.Get().(*keyBuf)
-	defer keys.release()
 	// prev is calls[i-1]'s key when havePrev: its raw arguments when they
-	// are already canonical, else keys.prev; the next key is built in
-	// keys.cur and the buffers then swap, so prev is never overwritten.
+	// are already canonical, else keys.b[p]; the next key is built in the
+	// other buffer and the two then swap roles, so prev is never
+	// overwritten. The buffers come from a pool on first need, which
+	// arguments already canonical never have.
+	var keys *keyBuf
 	var prev []byte
+	p := 0
 	havePrev := false
 	start := 0
 	for i := 1; i <= len(calls); i++ {
@@ -324,11 +326,11 @@ func (r *run) toolLoop() {
 				same = true // and a's key, if kept, is b's
 			default:
 				if !havePrev {
-					prev = argsKey(&keys.prev, a.Args)
+					prev = loopKey(&keys, p, a.Args)
 				}
-				cur := argsKey(&keys.cur, b.Args)
+				p = 1 - p
+				cur := loopKey(&keys, p, b.Args)
 				same = bytes.Equal(prev, cur)
-				keys.prev, keys.cur = keys.cur, keys.prev
 				prev = cur
 				havePrev = true
 			}
@@ -341,13 +343,15 @@ func (r *run) toolLoop() {
 		}
 		start = i
 	}
+	keys.release()
 }
 
-type keyBuf struct{ prev, cur []byte }
+// keyBuf holds the loop detector's two canonical keys.
+type keyBuf struct{ b [2][]byte }
 
-// release returns k to the pool unless a huge argument grew it.
+// release returns k, if any, to the pool unless a huge argument grew it.
 func (k *keyBuf) release() {
-	if cap(k.prev) <= 1<<16 && cap(k.cur) <= 1<<16 {
+	if k != nil && cap(k.b[0]) <= 1<<16 && cap(k.b[1]) <= 1<<16 {
 		keyBufs.Put(k)
 	}
 }
