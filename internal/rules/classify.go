@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,10 +22,13 @@ const ruleLeaked = nRules
 // on the stack while the rules run and is copied once into the verdict,
 // into one allocation of its size (see verdict.go).
 type run struct {
-	c      *Compiled
-	tr     *triage.Trace
-	fired  [nRules]bool
-	uneval [nRules]bool
+	c  *Compiled
+	tr *triage.Trace
+	// fired and uneval hold a bit per rule (1<<rule), so the verdict's
+	// labels and the policy's masks come from bit operations rather than
+	// loops over every rule.
+	fired  uint16
+	uneval uint16
 	nEv    [nRules + 1]int // the last counts LEAKED evidence
 	// The evidence so far: evArr, then more when a trace has more. No
 	// slice points into evArr, since a struct pointing into itself is
@@ -33,13 +37,12 @@ type run struct {
 	nEvs      int
 	more      []triage.Evidence
 	unWhy     [nRules]string
-	nUn       int
 	files     []triage.FileDiff
 	filesDone bool
 }
 
 func (r *run) fire(rule int, e triage.Evidence) {
-	r.fired[rule] = true
+	r.fired |= 1 << rule
 	r.add(rule, e)
 }
 
@@ -61,12 +64,11 @@ func (r *run) add(rule int, e triage.Evidence) {
 
 // unevaluated records that rule lacked evidence; at most once per rule.
 func (r *run) unevaluated(rule int, why string) {
-	if r.uneval[rule] {
+	if r.uneval&(1<<rule) != 0 {
 		return
 	}
-	r.uneval[rule] = true
+	r.uneval |= 1 << rule
 	r.unWhy[rule] = why
-	r.nUn++
 }
 
 func (r *run) hasLog() bool { return r.tr.HasToolLog || len(r.tr.ToolCalls) > 0 }
@@ -84,12 +86,7 @@ func (r *run) diffFiles() []triage.FileDiff {
 
 // anyFiredBefore reports whether an enabled rule before rule fired.
 func (r *run) anyFiredBefore(rule int) bool {
-	for i := 0; i < rule; i++ {
-		if r.fired[i] && r.c.enabled[i] {
-			return true
-		}
-	}
-	return false
+	return r.fired&r.c.enabledMask&(1<<rule-1) != 0
 }
 
 // Classify labels one trace. It never fails: what it cannot decide it
@@ -126,14 +123,10 @@ func (c *Compiled) Classify(b Budgets, tr *triage.Trace, opts ...Option) triage.
 	v.Outcome = r.outcome(leaked)
 
 	primary := -1
-	nFired := 0
-	for i := range nRules {
-		if r.fired[i] && c.enabled[i] {
-			nFired++
-			if primary < 0 {
-				primary = i
-			}
-		}
+	fired := r.fired & c.enabledMask
+	nFired := bits.OnesCount16(fired)
+	if fired != 0 {
+		primary = bits.TrailingZeros16(fired)
 	}
 	r.build(&v, primary, nFired, leaked)
 	v.Decision, v.Reason = r.decide(primary, nFired, heldOut)
@@ -189,11 +182,7 @@ func (r *run) decide(primary, nFired int, heldOut bool) (triage.Decision, string
 		if limit < 0 {
 			limit = nRules
 		}
-		for i := 0; i < limit; i++ {
-			if r.uneval[i] && r.c.enabled[i] {
-				mask |= 1 << i
-			}
-		}
+		mask = int(r.uneval & r.c.enabledMask & (1<<limit - 1))
 		if mask != 0 {
 			reasons[n] = uncheckedReasons[mask]
 			n++

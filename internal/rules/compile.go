@@ -69,14 +69,16 @@ type Compiled struct {
 	tax        *triage.Taxonomy
 	taxVersion string
 	enabled    [nRules]bool
-	loopN      int
-	testGlobs  []string
-	task       *triage.Task
-	allow      []string
-	badAllow   []string
-	askTools   []string
-	sentinels  []string
-	api        *apiMatcher
+	// enabledMask has bit 1<<i set when enabled[i].
+	enabledMask uint16
+	loopN       int
+	testGlobs   []string
+	task        *triage.Task
+	allow       []string
+	badAllow    []string
+	askTools    []string
+	sentinels   []string
+	api         *apiMatcher
 }
 
 var defaultTax = sync.OnceValue(DefaultTaxonomy)
@@ -98,6 +100,9 @@ func Compile(tax *triage.Taxonomy, task *triage.Task) *Compiled {
 	}
 	for i, code := range ruleCodes {
 		c.enabled[i] = tax.Has(code)
+		if c.enabled[i] {
+			c.enabledMask |= 1 << i
+		}
 	}
 	for _, g := range tax.TestGlobs {
 		if doublestar.ValidatePattern(g) {

@@ -1,6 +1,10 @@
 package rules
 
-import "github.com/triage-dev/triage/internal/triage"
+import (
+	"math/bits"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
 
 // A verdict's evidence, unevaluated items and labels (Fired, then
 // Secondary) share one allocation shaped to fit them: three quarters of
@@ -53,30 +57,28 @@ func (r *run) build(v *triage.Verdict, primary, nFired int, leaked bool) {
 		nSec++
 	}
 	nEv := r.nEvs
-	if nEv+r.nUn == 0 && nFired+nSec == 0 {
+	nUn := bits.OnesCount16(r.uneval)
+	if nEv+nUn == 0 && nFired+nSec == 0 {
 		v.Secondary, v.Fired, v.Evidence = []string{}, []string{}, []triage.Evidence{}
 		return
 	}
-	all, labels := alloc(nEv+r.nUn, nFired+nSec)
+	all, labels := alloc(nEv+nUn, nFired+nSec)
 	all = append(all, r.evArr[:min(nEv, len(r.evArr))]...)
 	all = append(all, r.more...)
-	for i := range nRules {
-		if r.uneval[i] {
-			all = append(all, triage.Evidence{Rule: ruleCodes[i], Message: r.unWhy[i], ToolCall: -1})
-		}
+	for m := r.uneval; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros16(m)
+		all = append(all, triage.Evidence{Rule: ruleCodes[i], Message: r.unWhy[i], ToolCall: -1})
 	}
 	v.Evidence = all[:nEv:nEv]
-	if r.nUn > 0 {
+	if nUn > 0 {
 		v.Unevaluated = all[nEv:]
 	}
 	if nFired+nSec == 0 {
 		v.Secondary, v.Fired = []string{}, []string{}
 		return
 	}
-	for i := range nRules {
-		if r.fired[i] && r.c.enabled[i] {
-			labels = append(labels, ruleCodes[i])
-		}
+	for m := r.fired & r.c.enabledMask; m != 0; m &= m - 1 {
+		labels = append(labels, ruleCodes[bits.TrailingZeros16(m)])
 	}
 	if nFired > 0 {
 		v.Primary = ruleCodes[primary]
