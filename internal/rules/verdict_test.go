@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,5 +63,15 @@ func TestVerdictShapes(t *testing.T) {
 			require.Equal(t, sec, append([]string(nil), v.Secondary...))
 			require.Equal(t, un, append([]triage.Evidence(nil), v.Unevaluated...))
 		})
+	}
+}
+
+// TestScorerRedMsg: the messages built ahead of time for common exit
+// codes read exactly as the ones built for the others.
+func TestScorerRedMsg(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{-1000, -65, -64, -1, 0, 1, 2, 137, 255, 256, 1 << 40} {
+		want := "scorer red (exit code " + strconv.Itoa(code) + ") and no other rule explains it"
+		require.Equal(t, want, scorerRedMsg(code))
 	}
 }
