@@ -169,3 +169,48 @@ func TestVerdictEvidenceFromChunks(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, problems)
 }
+
+// pendingIDs answers what the correlated query it replaced answers, for
+// every run filter and version, on a store where traces carry verdicts
+// under several versions, human labels only, or nothing.
+func TestPendingIDsMatchesTheQuery(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	var batch []*triage.Trace
+	for i := range 300 {
+		batch = append(batch, trace([]string{"a", "b", "c"}[i%3], "T", i, fmt.Sprint("h", i)))
+	}
+	importAll(t, db, batch...)
+	for _, v := range []string{"v1", "v2"} {
+		_, err := db.LabelPending(ctx, "", v, "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+			var out []triage.LabelEvent
+			for _, r := range rows {
+				if r.ID%4 == 0 || (v == "v2" && r.ID%3 == 0) {
+					continue // some traces stay pending: the labeller skips them
+				}
+				out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
+					Verdict: &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, TaxonomyVersion: v, RulesVersion: "1"}})
+			}
+			return out, nil
+		})
+		require.NoError(t, err)
+	}
+	_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: 8, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop})
+	require.NoError(t, err)
+	for _, run := range []string{"", "a", "b", "nope"} {
+		for _, v := range []string{"v1", "v2", "v3"} {
+			q := `SELECT id FROM traces t WHERE NOT EXISTS (SELECT 1 FROM label_events e WHERE e.trace_id = t.id AND e.kind = 'rule' AND e.taxonomy_version = ? AND e.rules_version = '1')`
+			args := []any{v}
+			if run != "" {
+				q += ` AND run_id = ?`
+				args = append(args, run)
+			}
+			want, err := queryIDs(ctx, db.db, q+` ORDER BY id`, args...)
+			require.NoError(t, err)
+			got, err := pendingIDs(ctx, db.db, run, v, "1")
+			require.NoError(t, err)
+			require.Equal(t, want, got, "run %q version %s", run, v)
+		}
+	}
+}

@@ -364,17 +364,10 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 		return 0, mapErr(err)
 	}
 	defer tx.Rollback()
-	q := `SELECT id FROM traces t
-		WHERE NOT EXISTS (SELECT 1 FROM label_events e WHERE e.trace_id = t.id AND e.kind = 'rule' AND e.taxonomy_version = ? AND e.rules_version = ?)`
-	args := []any{taxonomyVersion, rulesVersion}
-	if runID != "" {
-		q += ` AND run_id = ?`
-		args = append(args, runID)
-	}
 	// Collect the pending ids first (8 bytes a trace), then read rows in
 	// batches: memory stays bounded by two batches, and no write happens
 	// while a read cursor over label_events is open.
-	ids, err := queryIDs(ctx, tx, q+` ORDER BY id`, args...)
+	ids, err := pendingIDs(ctx, tx, runID, taxonomyVersion, rulesVersion)
 	if err != nil {
 		return 0, err
 	}
@@ -536,6 +529,54 @@ func sqlString(s string) string {
 		return "(" + strings.Join(parts, "||char(0)||") + ")"
 	}
 	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// pendingIDs lists, ascending, the traces (of run, when set) with no rule
+// verdict under these versions. It is two sequential scans, the verdicts
+// of these versions into a bitmap and then the traces' ids, instead of a
+// lookup into label_events for every trace: when nothing is pending (the
+// rules ran, or import --rules labelled everything), `rules run` costs a
+// fraction of what it did.
+func pendingIDs(ctx context.Context, q querier, runID, taxonomyVersion, rulesVersion string) ([]int64, error) {
+	var maxID int64
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&maxID); err != nil {
+		return nil, mapErr(err)
+	}
+	done := make([]uint64, maxID/64+1)
+	rows, err := q.QueryContext(ctx, `SELECT trace_id FROM label_events WHERE kind = 'rule' AND taxonomy_version = ? AND rules_version = ?`, taxonomyVersion, rulesVersion)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, mapErr(err)
+		}
+		if id >= 0 && id <= maxID {
+			done[id/64] |= 1 << (id % 64)
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	query, args := `SELECT id FROM traces ORDER BY id`, []any(nil)
+	if runID != "" {
+		query, args = `SELECT id FROM traces WHERE run_id = ? ORDER BY id`, []any{runID}
+	}
+	all, err := queryIDs(ctx, q, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	pending := all[:0]
+	for _, id := range all {
+		if id > maxID || done[id/64]&(1<<(id%64)) == 0 {
+			pending = append(pending, id)
+		}
+	}
+	return pending, nil
 }
 
 func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
