@@ -131,8 +131,12 @@ func (d *rowDecoder) decode(raw []byte, defaultRun string) (*triage.Trace, error
 		if !utf8.Valid(raw) {
 			return nil, fmt.Errorf("invalid UTF-8 at column %d", invalidUTF8At(raw)+1)
 		}
-		if err := fastjson.ValidateBytes(raw); err != nil {
-			return nil, syntaxError(raw, err)
+		// validJSON is much faster on strings; when it is unsure,
+		// fastjson decides, and words the error as it always has.
+		if !validJSON(raw) {
+			if err := fastjson.ValidateBytes(raw); err != nil {
+				return nil, syntaxError(raw, err)
+			}
 		}
 	}
 	v, err := d.p.ParseBytes(raw)
@@ -143,7 +147,17 @@ func (d *rowDecoder) decode(raw []byte, defaultRun string) (*triage.Trace, error
 		return nil, fmt.Errorf("want a JSON object, got %s", typeName(v))
 	}
 	t := &triage.Trace{Source: "jsonl", Raw: raw}
-	if e := d.fill(t, v, defaultRun); e != nil {
+	e := d.fill(t, v, defaultRun, false)
+	if e == errDupKeys {
+		// The fast pass unescaped keys in place, which changes what Get
+		// finds, so the row is parsed afresh for the old way.
+		if v, err = d.p.ParseBytes(raw); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %v", err)
+		}
+		t = &triage.Trace{Source: "jsonl", Raw: raw}
+		e = d.fill(t, v, defaultRun, true)
+	}
+	if e != nil {
 		return nil, e
 	}
 	if !d.trusted {
@@ -153,9 +167,18 @@ func (d *rowDecoder) decode(raw []byte, defaultRun string) (*triage.Trace, error
 	return t, nil
 }
 
-func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string) error {
+// fill reads the row's fields. Unless slow is set it files the known
+// keys in one pass first and returns errDupKeys if one repeats; slow
+// looks each up with Get, as the decoder always did.
+func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string, slow bool) error {
 	var err error
-	tv := v.Get("task_id")
+	var f topFields
+	if o, _ := v.Object(); slow {
+		f.obj = o
+	} else if f.collectTop(o) {
+		return errDupKeys
+	}
+	tv := f.get(kTaskID)
 	switch {
 	case tv == nil:
 		return ferr("task_id", "missing (every row needs a string task_id)")
@@ -166,7 +189,7 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 	if t.TaskID == "" {
 		return ferr("task_id", "empty")
 	}
-	if t.RunID, err = optString(v, "run_id"); err != nil {
+	if t.RunID, err = optString(f.get(kRunID), "run_id"); err != nil {
 		return err
 	}
 	if t.RunID == "" {
@@ -175,7 +198,7 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 		// so it is made valid here once rather than changed on the way out.
 		t.RunID = strings.ToValidUTF8(defaultRun, "\uFFFD")
 	}
-	if s := v.Get("seed"); s != nil && s.Type() != fastjson.TypeNull {
+	if s := f.get(kSeed); s != nil && s.Type() != fastjson.TypeNull {
 		n, err := intValue("seed", s)
 		if err != nil {
 			return err
@@ -185,15 +208,15 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 		}
 		t.Seed = int(n)
 	}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"model", &t.Model}, {"agent", &t.Agent}, {"prompt_id", &t.PromptID}} {
-		if *f.dst, err = optString(v, f.name); err != nil {
+	for _, x := range []struct {
+		key int
+		dst *string
+	}{{kModel, &t.Model}, {kAgent, &t.Agent}, {kPromptID, &t.PromptID}} {
+		if *x.dst, err = optString(f.get(x.key), topKeys[x.key]); err != nil {
 			return err
 		}
 	}
-	if ev := v.Get("exit_code"); ev != nil && ev.Type() != fastjson.TypeNull {
+	if ev := f.get(kExitCode); ev != nil && ev.Type() != fastjson.TypeNull {
 		n, err := intValue("exit_code", ev)
 		if err != nil {
 			return err
@@ -204,7 +227,7 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 		c := int(n)
 		t.ExitCode = &c
 	}
-	oc, err := optString(v, "outcome")
+	oc, err := optString(f.get(kOutcome), "outcome")
 	if err != nil {
 		return err
 	}
@@ -212,60 +235,59 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 	if t.Outcome != triage.OutcomeUnknown && !t.Outcome.Valid() {
 		return ferr("outcome", "%q is not one of success, incomplete, failed, blocked", oc)
 	}
-	if err := d.toolCalls(t, v); err != nil {
+	if err := d.toolCalls(t, f.get(kToolCalls)); err != nil {
 		return err
 	}
-	if err := d.messages(t, v); err != nil {
+	if err := d.messages(t, f.get(kMessages)); err != nil {
 		return err
 	}
-	if t.Answer, err = d.optStringPtr(v, "answer"); err != nil {
-		return err
+	for _, x := range []struct {
+		key int
+		dst **string
+	}{{kAnswer, &t.Answer}, {kDiff, &t.Diff}, {kTestOutput, &t.TestOutput}} {
+		if *x.dst, err = d.optStringPtr(f.get(x.key), topKeys[x.key]); err != nil {
+			return err
+		}
 	}
-	if t.Diff, err = d.optStringPtr(v, "diff"); err != nil {
-		return err
-	}
-	if t.TestOutput, err = d.optStringPtr(v, "test_output"); err != nil {
-		return err
-	}
-	for _, f := range []struct {
-		name string
-		dst  **bool
+	for _, x := range []struct {
+		key int
+		dst **bool
 	}{
-		{"written_tests", &t.WrittenTests}, {"timeout", &t.Timeout},
-		{"assumed_api", &t.AssumedAPI}, {"required_missing", &t.RequiredMissing},
-		{"asked", &t.Asked}, {"outside_allowlist", &t.OutsideAllowlist},
+		{kWrittenTests, &t.WrittenTests}, {kTimeout, &t.Timeout},
+		{kAssumedAPI, &t.AssumedAPI}, {kRequiredMissing, &t.RequiredMissing},
+		{kAsked, &t.Asked}, {kOutsideAllowlist, &t.OutsideAllowlist},
 	} {
-		if *f.dst, err = optBool(v, f.name); err != nil {
+		if *x.dst, err = optBool(f.get(x.key), topKeys[x.key]); err != nil {
 			return err
 		}
 	}
-	for _, f := range []struct {
-		name string
-		dst  **float64
-	}{{"wall_s", &t.WallS}, {"wall_cap", &t.WallCap}, {"cost_usd", &t.CostUSD}} {
-		if *f.dst, err = optNumber(v, f.name); err != nil {
+	for _, x := range []struct {
+		key int
+		dst **float64
+	}{{kWallS, &t.WallS}, {kWallCap, &t.WallCap}, {kCostUSD, &t.CostUSD}} {
+		if *x.dst, err = optNumber(f.get(x.key), topKeys[x.key]); err != nil {
 			return err
 		}
 	}
-	if tk := v.Get("tokens"); tk != nil && tk.Type() != fastjson.TypeNull {
+	if tk := f.get(kTokens); tk != nil && tk.Type() != fastjson.TypeNull {
 		if tk.Type() != fastjson.TypeObject {
 			return ferr("tokens", "want an object {input, output}, got %s", typeName(tk))
 		}
 		var tok triage.Tokens
 		for _, f := range []struct {
-			name string
-			dst  *int64
-		}{{"input", &tok.Input}, {"output", &tok.Output}} {
+			name, field string
+			dst         *int64
+		}{{"input", "tokens.input", &tok.Input}, {"output", "tokens.output", &tok.Output}} {
 			x := tk.Get(f.name)
 			if x == nil || x.Type() == fastjson.TypeNull {
 				continue
 			}
-			n, err := intValue("tokens."+f.name, x)
+			n, err := intValue(f.field, x)
 			if err != nil {
 				return err
 			}
 			if n < 0 {
-				return ferr("tokens."+f.name, "%d is negative", n)
+				return ferr(f.field, "%d is negative", n)
 			}
 			*f.dst = n
 		}
@@ -274,8 +296,7 @@ func (d *rowDecoder) fill(t *triage.Trace, v *fastjson.Value, defaultRun string)
 	return nil
 }
 
-func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
-	tc := v.Get("tool_calls")
+func (d *rowDecoder) toolCalls(t *triage.Trace, tc *fastjson.Value) error {
 	if tc == nil || tc.Type() == fastjson.TypeNull {
 		return nil
 	}
@@ -298,7 +319,8 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 			return ferr(field.String(), "want an object, got %s", typeName(c))
 		}
 		call := &t.ToolCalls[i]
-		nv := c.Get("name")
+		f := newLookup(c)
+		nv := f.get("name")
 		switch {
 		case nv == nil || nv.Type() == fastjson.TypeNull:
 			return ferr(field.key("name").String(), "missing (every tool call needs a name)")
@@ -312,22 +334,22 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 		// Args stay raw: the rules compare bytes first and canonicalise
 		// only calls that differ in spelling (the seed compares
 		// json.dumps(call.get("args", {}), sort_keys=True)).
-		if a := c.Get("args"); a != nil && !d.lite {
+		if a := f.get("args"); a != nil && !d.lite {
 			start := len(args)
 			args = a.MarshalTo(args)
 			call.Args = args[start:len(args):len(args)]
 		}
 		var err error
-		if call.Output, err = d.optText(c, "output", field.key("output")); err != nil {
+		if call.Output, err = d.optText(f.get("output"), field.key("output")); err != nil {
 			return err
 		}
-		if call.Error, err = d.optText(c, "error", field.key("error")); err != nil {
+		if call.Error, err = d.optText(f.get("error"), field.key("error")); err != nil {
 			return err
 		}
-		if call.WallS, err = optNumberField(c, "wall_s", field.key("wall_s")); err != nil {
+		if call.WallS, err = optNumberField(f.get("wall_s"), field.key("wall_s")); err != nil {
 			return err
 		}
-		if ts := c.Get("ts"); ts != nil && ts.Type() != fastjson.TypeNull {
+		if ts := f.get("ts"); ts != nil && ts.Type() != fastjson.TypeNull {
 			if ts.Type() == fastjson.TypeString {
 				call.TS = string(ts.GetStringBytes())
 			} else {
@@ -338,8 +360,7 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, v *fastjson.Value) error {
 	return nil
 }
 
-func (d *rowDecoder) messages(t *triage.Trace, v *fastjson.Value) error {
-	mv := v.Get("messages")
+func (d *rowDecoder) messages(t *triage.Trace, mv *fastjson.Value) error {
 	if mv == nil || mv.Type() == fastjson.TypeNull {
 		return nil
 	}
@@ -354,10 +375,10 @@ func (d *rowDecoder) messages(t *triage.Trace, v *fastjson.Value) error {
 			return ferr(field.String(), "want an object {role, content}, got %s", typeName(m))
 		}
 		var err error
-		if t.Messages[i].Role, err = d.optText(m, "role", field.key("role")); err != nil {
+		if t.Messages[i].Role, err = d.optText(m.Get("role"), field.key("role")); err != nil {
 			return err
 		}
-		if t.Messages[i].Content, err = d.optText(m, "content", field.key("content")); err != nil {
+		if t.Messages[i].Content, err = d.optText(m.Get("content"), field.key("content")); err != nil {
 			return err
 		}
 	}
@@ -367,8 +388,7 @@ func (d *rowDecoder) messages(t *triage.Trace, v *fastjson.Value) error {
 // optText reads a field that should be text. Harnesses put structured
 // values (content blocks, objects) where text is expected; those are kept
 // as their JSON rather than rejected, because a reviewer can still read them.
-func (d *rowDecoder) optText(v *fastjson.Value, key string, field fieldName) (string, error) {
-	x := v.Get(key)
+func (d *rowDecoder) optText(x *fastjson.Value, field fieldName) (string, error) {
 	if x == nil || x.Type() == fastjson.TypeNull {
 		return "", nil
 	}
@@ -384,8 +404,7 @@ func (d *rowDecoder) optText(v *fastjson.Value, key string, field fieldName) (st
 	return "", ferr(field.String(), "want a string, got %s", typeName(x))
 }
 
-func optString(v *fastjson.Value, key string) (string, error) {
-	x := v.Get(key)
+func optString(x *fastjson.Value, key string) (string, error) {
 	if x == nil || x.Type() == fastjson.TypeNull {
 		return "", nil
 	}
@@ -395,8 +414,7 @@ func optString(v *fastjson.Value, key string) (string, error) {
 	return string(x.GetStringBytes()), nil
 }
 
-func (d *rowDecoder) optStringPtr(v *fastjson.Value, key string) (*string, error) {
-	x := v.Get(key)
+func (d *rowDecoder) optStringPtr(x *fastjson.Value, key string) (*string, error) {
 	if x == nil || x.Type() == fastjson.TypeNull {
 		return nil, nil
 	}
@@ -410,8 +428,7 @@ func (d *rowDecoder) optStringPtr(v *fastjson.Value, key string) (*string, error
 	return &s, nil
 }
 
-func optBool(v *fastjson.Value, key string) (*bool, error) {
-	x := v.Get(key)
+func optBool(x *fastjson.Value, key string) (*bool, error) {
 	if x == nil || x.Type() == fastjson.TypeNull {
 		return nil, nil
 	}
@@ -426,12 +443,11 @@ func optBool(v *fastjson.Value, key string) (*bool, error) {
 	return &b, nil
 }
 
-func optNumber(v *fastjson.Value, key string) (*float64, error) {
-	return optNumberField(v, key, plain(key))
+func optNumber(x *fastjson.Value, key string) (*float64, error) {
+	return optNumberField(x, plain(key))
 }
 
-func optNumberField(v *fastjson.Value, key string, field fieldName) (*float64, error) {
-	x := v.Get(key)
+func optNumberField(x *fastjson.Value, field fieldName) (*float64, error) {
 	if x == nil || x.Type() == fastjson.TypeNull {
 		return nil, nil
 	}
