@@ -1,0 +1,337 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// This file is `rules run`'s side of the store: which traces wait for a
+// verdict, reading their rows in batches, and writing verdicts with their
+// evidence in chunks, in one transaction.
+
+// RuleBatch is one batch of stored rows for the rules to label. It runs
+// on its own goroutine while the store writes the previous batch, and
+// must not call the store.
+type RuleBatch func(rows []StoredRow) ([]triage.LabelEvent, error)
+
+// ruleEventBatch is how many verdicts one INSERT writes.
+const ruleEventBatch = 64
+
+// labelled is a labelled batch with its verdicts already encoded, off the
+// writing goroutine.
+type labelled struct {
+	events []triage.LabelEvent
+	// blocks[g] packs the evidence of events g*ruleEventBatch onwards,
+	// one verdict chunk each.
+	blocks [][]byte
+	secs   [][]byte
+	err    error
+}
+
+// LabelPending runs label over every trace of a run (all runs when runID
+// is empty) that has no rule verdict under this taxonomy and rules
+// version, in batches, reading and writing in one transaction so a second
+// `rules run` at the same time waits and then finds nothing to do. While
+// one batch is written the next is labelled.
+func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVersion string, label RuleBatch) (int, error) {
+	// Every verdict names a trace this transaction has just read, so the
+	// foreign key check on each insert is a seek into traces that cannot
+	// fail: a quarter of the insert's time. It is off on this pinned
+	// connection for the transaction only (SQLite ignores the pragma
+	// inside one).
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		return 0, mapErr(err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	defer tx.Rollback()
+	// Collect the pending ids first (8 bytes a trace), then read rows in
+	// batches: memory stays bounded by two batches, and no write happens
+	// while a read cursor over label_events is open.
+	ids, err := pendingIDs(ctx, tx, runID, taxonomyVersion, rulesVersion)
+	if err != nil {
+		return 0, err
+	}
+	const batchSize = 2048
+	start := func(lo int) (chan labelled, error) {
+		rows, err := storedRows(ctx, tx, ids[lo:min(lo+batchSize, len(ids))])
+		if err != nil {
+			return nil, err
+		}
+		ch := make(chan labelled, 1)
+		go func() {
+			var l labelled
+			l.events, l.err = label(rows)
+			if l.err == nil {
+				l.blocks, l.secs, l.err = encodeVerdicts(l.events)
+			}
+			ch <- l
+		}()
+		return ch, nil
+	}
+	n := 0
+	stamp := s.stamp()
+	var cur chan labelled
+	if len(ids) > 0 {
+		if cur, err = start(0); err != nil {
+			return 0, err
+		}
+	}
+	stmts := map[int]*sql.Stmt{}
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	for lo := 0; lo < len(ids); lo += batchSize {
+		var next chan labelled
+		if lo+batchSize < len(ids) {
+			if next, err = start(lo + batchSize); err != nil {
+				<-cur
+				return n, err
+			}
+		}
+		l := <-cur
+		if l.err != nil {
+			if next != nil {
+				<-next
+			}
+			return n, l.err
+		}
+		for i := 0; i < len(l.events); i += ruleEventBatch {
+			j := min(i+ruleEventBatch, len(l.events))
+			if err := insertRuleEvents(ctx, tx, stmts, l, i, j, taxonomyVersion, rulesVersion, stamp); err != nil {
+				if next != nil {
+					<-next
+				}
+				return n, err
+			}
+			n += j - i
+		}
+		cur = next
+	}
+	return n, mapErr(tx.Commit())
+}
+
+// encodeVerdicts writes each event's secondary tags, and packs the
+// evidence of each run of ruleEventBatch events into one chunk block:
+// together they compress to a fraction of what they did one by one.
+func encodeVerdicts(events []triage.LabelEvent) (blocks, secs [][]byte, err error) {
+	secs = make([][]byte, len(events))
+	jsons := make([][]byte, 0, ruleEventBatch)
+	none := make([][]byte, ruleEventBatch)
+	var buf []byte
+	for lo := 0; lo < len(events); lo += ruleEventBatch {
+		jsons, buf = jsons[:0], buf[:0]
+		for i := lo; i < min(lo+ruleEventBatch, len(events)); i++ {
+			e := &events[i]
+			if e.Verdict == nil {
+				return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+			}
+			start := len(buf)
+			buf = appendVerdictRest(buf, e.Verdict)
+			jsons = append(jsons, buf[start:len(buf):len(buf)])
+			secs[i] = appendStrings(nil, nonNil(e.Verdict.Secondary))
+		}
+		blocks = append(blocks, packBodies(jsons, none[:len(jsons)]))
+	}
+	return blocks, secs, nil
+}
+
+// insertRuleEvents writes events i..j of l in one INSERT. What every
+// verdict of a `rules run` shares (actor, versions, time) is written into
+// the statement as literals: binding a text parameter copies it into C
+// memory under the connection's mutex, and these were 4 of a row's 11
+// parameters. (Numbered parameters, bound once and named by every row,
+// were slower: the driver looks up each one's name, and SQLite scans its
+// list of names for each.)
+func insertRuleEvents(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, l labelled, i, j int, taxonomyVersion, rulesVersion, stamp string) error {
+	if i%ruleEventBatch != 0 || j-i > ruleEventBatch {
+		return fmt.Errorf("rule events %d..%d do not match a verdict block", i, j)
+	}
+	k := j - i
+	st := stmts[k]
+	if st == nil {
+		row := "(?,'rules','rule',?,?,''," + sqlString(taxonomyVersion) + "," + sqlString(rulesVersion) + ",?,?,?,NULL,''," + sqlString(stamp) + ")"
+		var err error
+		st, err = tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at) VALUES `+
+			strings.TrimSuffix(strings.Repeat(row+",", k), ","))
+		if err != nil {
+			return mapErr(err)
+		}
+		stmts[k] = st
+	}
+	args := make([]any, 0, 6*k)
+	for x := i; x < j; x++ {
+		e := l.events[x]
+		v := e.Verdict
+		if e.Actor != triage.ActorRules || v.TaxonomyVersion != taxonomyVersion || v.RulesVersion != rulesVersion {
+			return fmt.Errorf("rule event for trace %d: actor %q, versions %q/%q, labelling under %q/%q", e.TraceID, e.Actor, v.TaxonomyVersion, v.RulesVersion, taxonomyVersion, rulesVersion)
+		}
+		args = append(args, e.TraceID, v.Primary, string(l.secs[x]), string(v.Decision), v.Reason, string(v.Outcome))
+	}
+	res, err := st.ExecContext(ctx, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	// One INSERT in a write transaction gives its rows consecutive ids,
+	// in VALUES order, ending at the last insert id.
+	last, err := res.LastInsertId()
+	if err != nil {
+		return mapErr(err)
+	}
+	if n, _ := res.RowsAffected(); n != int64(k) {
+		return fmt.Errorf("rule events: %d of %d written", n, k)
+	}
+	ids := make([]int64, k)
+	for x := range ids {
+		ids[x] = last - int64(k-1-x)
+	}
+	ins := stmts[0] // k is never 0: the chunk statement's slot
+	if ins == nil {
+		if ins, err = tx.PrepareContext(ctx, `INSERT INTO verdict_chunks (first_id, last_id, body) VALUES (?,?,?)`); err != nil {
+			return mapErr(err)
+		}
+		stmts[0] = ins
+	}
+	_, err = ins.ExecContext(ctx, ids[0], last, chunkBody(ids, l.blocks[i/ruleEventBatch]))
+	return mapErr(err)
+}
+
+// sqlString quotes s as an SQL string literal. SQLite knows no escape but
+// the doubled quote; a NUL would end the literal early, so it is written
+// as a char() call instead.
+func sqlString(s string) string {
+	if strings.IndexByte(s, 0) >= 0 {
+		parts := strings.Split(s, "\x00")
+		for i, p := range parts {
+			parts[i] = sqlString(p)
+		}
+		return "(" + strings.Join(parts, "||char(0)||") + ")"
+	}
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// pendingIDs lists, ascending, the traces (of run, when set) with no rule
+// verdict under these versions. It is two sequential scans, the verdicts
+// of these versions into a bitmap and then the traces' ids, instead of a
+// lookup into label_events for every trace: when nothing is pending (the
+// rules ran, or import --rules labelled everything), `rules run` costs a
+// fraction of what it did.
+func pendingIDs(ctx context.Context, q querier, runID, taxonomyVersion, rulesVersion string) ([]int64, error) {
+	var maxID int64
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&maxID); err != nil {
+		return nil, mapErr(err)
+	}
+	done := make([]uint64, maxID/64+1)
+	rows, err := q.QueryContext(ctx, `SELECT trace_id FROM label_events WHERE kind = 'rule' AND taxonomy_version = ? AND rules_version = ?`, taxonomyVersion, rulesVersion)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, mapErr(err)
+		}
+		if id >= 0 && id <= maxID {
+			done[id/64] |= 1 << (id % 64)
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	query, args := `SELECT id FROM traces ORDER BY id`, []any(nil)
+	if runID != "" {
+		query, args = `SELECT id FROM traces WHERE run_id = ? ORDER BY id`, []any{runID}
+	}
+	all, err := queryIDs(ctx, q, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	pending := all[:0]
+	for _, id := range all {
+		if id > maxID || done[id/64]&(1<<(id%64)) == 0 {
+			pending = append(pending, id)
+		}
+	}
+	return pending, nil
+}
+
+func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, mapErr(rows.Err())
+}
+
+// storedRows reads the rows of ids, which are ascending. Ids that fill
+// most of their range (a run labelled for the first time) are read as a
+// range scan and filtered here, which costs SQLite a third of what an IN
+// list of 2,048 ids costs; scattered ids use the IN list.
+func storedRows(ctx context.Context, q querier, ids []int64) ([]StoredRow, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	lo, hi := ids[0], ids[len(ids)-1]
+	const cols = `SELECT t.id, t.run_id, t.content_hash, t.source FROM traces t`
+	var rows *sql.Rows
+	var err error
+	dense := hi-lo+1 <= 2*int64(len(ids))
+	if dense {
+		rows, err = q.QueryContext(ctx, cols+` WHERE t.id BETWEEN ? AND ? ORDER BY t.id`, lo, hi)
+	} else {
+		args := idArgs(ids)
+		rows, err = q.QueryContext(ctx, cols+` WHERE t.id IN (`+placeholders(len(ids))+`) ORDER BY t.id`, args...)
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	out := make([]StoredRow, 0, len(ids))
+	next := 0 // ids[next] is the next id wanted
+	for rows.Next() {
+		var r StoredRow
+		if err := rows.Scan(&r.ID, &r.RunID, &r.Hash, &r.Source); err != nil {
+			return nil, mapErr(err)
+		}
+		if dense {
+			for next < len(ids) && ids[next] < r.ID {
+				next++
+			}
+			if next == len(ids) || ids[next] != r.ID {
+				continue
+			}
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	rows.Close()
+	return out, fillBodies(ctx, q, out)
+}
