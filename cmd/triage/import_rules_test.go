@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,4 +76,19 @@ func TestImportRulesEqualsImportThenRulesRun(t *testing.T) {
 	require.Zero(t, sum.Labelled, "duplicates are not labelled again")
 	_, relist, _ := one.run("", "traces", "--json")
 	require.Equal(t, list1, relist)
+}
+
+// The hidden --cpuprofile and --trace flags (for performance work) write
+// a profile and an execution trace of the command they wrap.
+func TestProfileAndTraceFlagsWriteFiles(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	prof, tr := filepath.Join(c.dir, "cpu.pprof"), filepath.Join(c.dir, "exec.trace")
+	code, _, errOut := c.run(`{"task_id":"T1"}`+"\n", "--cpuprofile", prof, "--trace", tr, "import", "--format", "jsonl", "--rules", "-")
+	require.Equal(t, exitOK, code, errOut)
+	for _, p := range []string{prof, tr} {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.Positive(t, st.Size(), p)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 
@@ -141,28 +142,42 @@ Start with:  triage demo`,
 	}
 	root.PersistentFlags().StringVar(&a.dbPath, "db", def, "store file (or set $TRIAGE_DB)")
 	root.PersistentFlags().StringVar(&a.taxonomyPath, "taxonomy", "", "taxonomy file, TOML, YAML or JSON (or set $TRIAGE_TAXONOMY; default: the seed's eight classes)")
-	var cpuprofile string
+	var cpuprofile, tracefile string
 	root.PersistentFlags().StringVar(&cpuprofile, "cpuprofile", "", "write a CPU profile to this file (for performance work)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
-	var stopProfile func()
+	// An execution trace shows what a CPU profile cannot: goroutines
+	// waiting on one another, i.e. a pipeline that leaves a core idle.
+	root.PersistentFlags().StringVar(&tracefile, "trace", "", "write an execution trace to this file, for 'go tool trace' (for performance work)")
+	_ = root.PersistentFlags().MarkHidden("trace")
+	var stops []func()
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
-		if cpuprofile == "" {
-			return nil
+		if cpuprofile != "" {
+			f, err := os.Create(cpuprofile)
+			if err != nil {
+				return err
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				f.Close()
+				return err
+			}
+			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
 		}
-		f, err := os.Create(cpuprofile)
-		if err != nil {
-			return err
+		if tracefile != "" {
+			f, err := os.Create(tracefile)
+			if err != nil {
+				return err
+			}
+			if err := trace.Start(f); err != nil {
+				f.Close()
+				return err
+			}
+			stops = append(stops, func() { trace.Stop(); f.Close() })
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return err
-		}
-		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 		return nil
 	}
 	root.PersistentPostRun = func(*cobra.Command, []string) {
-		if stopProfile != nil {
-			stopProfile()
+		for _, stop := range stops {
+			stop()
 		}
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
