@@ -429,3 +429,50 @@ func TestRulesRunSurvivesSIGKILL(t *testing.T) {
 		},
 	})
 }
+
+// import --rules writes traces and their verdicts in one transaction a
+// file: a kill leaves whole files, each trace with exactly one verdict
+// and its evidence (Check covers the chunks), and the run after it ends
+// where an uninterrupted one does.
+func TestImportRulesSurvivesSIGKILL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files, want := crashFiles(t, dir, 3, 800)
+	for _, ks := range want {
+		slices.Sort(ks)
+	}
+	args := func(db string) []string { return append([]string{"--db", db, "import", "--rules"}, files...) }
+	ref := filepath.Join(dir, "ref.db")
+	_, full := timedRun(t, args(ref)...)
+	require.Equal(t, want, checkStore(t, ref))
+	wantList := runIn(t, "--db", ref, "traces", "--json")
+	counts := ruleEvents(t, ref)
+	require.Len(t, counts, 2400)
+	t.Logf("a full import --rules of %d traces takes %v", len(counts), full)
+
+	crashLoop(t, crashRNG(t), full, crashCase{
+		kills: rulesKills,
+		args:  args,
+		fresh: func(string) {},
+		afterKill: func(db string, delay time.Duration) {
+			got := checkStore(t, db)
+			for run, ks := range got {
+				require.Equal(t, want[run], ks, "run %s after a kill at %v: a file landed in part", run, delay)
+			}
+			n := 0
+			for id, c := range ruleEvents(t, db) {
+				require.Equal(t, 1, c, "trace %d after a kill at %v", id, delay)
+				n++
+			}
+			traces := 0
+			for _, ks := range got {
+				traces += len(ks)
+			}
+			require.Equal(t, traces, n, "every trace that landed has its verdict")
+		},
+		complete: func(db, _ string) {
+			require.Equal(t, counts, ruleEvents(t, db), "one verdict a trace")
+			require.Equal(t, wantList, runIn(t, "--db", db, "traces", "--json"))
+		},
+	})
+}
