@@ -43,6 +43,32 @@ func appendBodyEntry(dst, raw, norm []byte) []byte {
 	return dst
 }
 
+// chunkBytes is about how many bytes of bodies one chunk holds: a reader
+// of one trace decompresses its whole chunk, and SQLite refuses a blob
+// over 1 GB, which 64 traces of 20 MiB would pass. A trace larger than
+// this gets a chunk of its own.
+const chunkBytes = 1 << 20
+
+// packRuns cuts traces into runs of about chunkBytes and packs each run
+// as one chunk block; runs[r] is the [start, end) of block r.
+func packRuns(raws, norms [][]byte) (runs [][2]int, blocks [][]byte) {
+	start, size := 0, 0
+	for i := range raws {
+		n := len(raws[i]) + len(norms[i])
+		if i > start && size+n > chunkBytes {
+			runs = append(runs, [2]int{start, i})
+			blocks = append(blocks, packBodies(raws[start:i], norms[start:i]))
+			start, size = i, 0
+		}
+		size += n
+	}
+	if start < len(raws) {
+		runs = append(runs, [2]int{start, len(raws)})
+		blocks = append(blocks, packBodies(raws[start:], norms[start:]))
+	}
+	return runs, blocks
+}
+
 // packBodies compresses the entries of a chunk into its S2 block.
 func packBodies(raws, norms [][]byte) []byte {
 	n := 0

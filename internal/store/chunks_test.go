@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -213,4 +214,44 @@ func TestPendingIDsMatchesTheQuery(t *testing.T) {
 			require.Equal(t, want, got, "run %q version %s", run, v)
 		}
 	}
+}
+
+// Large traces are cut into chunks of about chunkBytes (one of their own
+// when larger), and batches end at importBatchBytes: a file of 20 MiB
+// lines never makes a blob SQLite refuses or holds hundreds of them.
+func TestLargeTracesSplitIntoChunks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	var batch []*triage.Trace
+	sizes := []int{300 << 10, 300 << 10, 300 << 10, 300 << 10, 3 << 20, 10, 300 << 10, 9 << 20, 20}
+	for i, n := range sizes {
+		tr := trace("r", "T", i, fmt.Sprint("h", i))
+		tr.Raw = fmt.Appendf(nil, `{"task_id":"T","seed":%d,"pad":"%s"}`, i, strings.Repeat("x", n))
+		batch = append(batch, tr)
+	}
+	importAll(t, db, batch...)
+	rows, err := db.db.QueryContext(ctx, `SELECT first_id, last_id, length(body) FROM trace_chunks ORDER BY first_id`)
+	require.NoError(t, err)
+	var spans [][2]int64
+	for rows.Next() {
+		var first, last, n int64
+		require.NoError(t, rows.Scan(&first, &last, &n))
+		spans = append(spans, [2]int64{first, last})
+	}
+	require.NoError(t, rows.Err())
+	rows.Close()
+	// 3 × 300 KiB fit in 1 MiB; the 4th starts a chunk; 3 MiB alone;
+	// then the small one joins the next 300 KiB; 9 MiB alone, which also
+	// ends the batch (8 MiB); the last trace is the next batch.
+	require.Equal(t, [][2]int64{{1, 3}, {4, 4}, {5, 5}, {6, 7}, {8, 8}, {9, 9}}, spans)
+	for i, tr := range batch {
+		got, err := db.Trace(ctx, int64(i+1))
+		require.NoError(t, err)
+		require.Equal(t, len(tr.Raw), len(got.Raw), "trace %d", i+1)
+		require.Equal(t, string(tr.Raw), string(got.Raw))
+	}
+	problems, err := db.Check(ctx)
+	require.NoError(t, err)
+	require.Empty(t, problems)
 }

@@ -50,6 +50,9 @@ type Import struct {
 	stamp    string
 	closed   bool
 	pending  []Added
+	// pendingBytes is the bodies' size in pending: a batch also ends at
+	// importBatchBytes, so a file of large traces holds few at once.
+	pendingBytes int
 	inflight []*packing
 	onResult func(Added) error
 	// maxID is the highest trace id before the current insert: rows above
@@ -73,8 +76,12 @@ type Added struct {
 
 // importBatch is how many traces one statement writes: a multi-row
 // INSERT amortises the per-statement cost of database/sql and the driver,
-// which dominates single-row inserts (docs/PERFORMANCE.md).
-const importBatch = 64
+// which dominates single-row inserts (docs/PERFORMANCE.md). A batch also
+// ends once its bodies pass importBatchBytes.
+const (
+	importBatch      = 256
+	importBatchBytes = 8 << 20
+)
 
 // BeginImport starts an import transaction. The transaction is immediate:
 // a second writer waits (busy_timeout) instead of failing. onResult
@@ -157,13 +164,14 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 		im.runs[t.RunID] = true
 	}
 	im.pending = append(im.pending, Added{Trace: t, Norm: norm, File: file, Line: line})
-	if len(im.pending) < importBatch {
+	im.pendingBytes += len(t.Raw) + len(norm)
+	if len(im.pending) < importBatch && im.pendingBytes < importBatchBytes {
 		return nil
 	}
 	// Compress the full batch on another goroutine while the previous
 	// one is written: compression is parallel work, writing is not.
 	b := &packing{batch: im.pending, label: im.label, done: make(chan struct{})}
-	im.pending = nil
+	im.pending, im.pendingBytes = nil, 0
 	go b.pack()
 	im.inflight = append(im.inflight, b)
 	if len(im.inflight) > 1 {
@@ -175,7 +183,10 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 // packing is a batch being compressed for storage.
 type packing struct {
 	batch []Added
-	block []byte // every trace's bodies as one chunk block
+	// blocks are the batch's bodies packed as chunk blocks, one for each
+	// run of traces that chunkRuns cut.
+	runs   [][2]int
+	blocks [][]byte
 	// With LabelWith, the batch's verdicts, labelled and encoded here
 	// too: labelling is parallel work as well.
 	label    *importLabel
@@ -189,7 +200,7 @@ func (p *packing) pack() {
 	for i, a := range p.batch {
 		raws[i], norms[i] = a.Trace.Raw, a.Norm
 	}
-	p.block = packBodies(raws, norms)
+	p.runs, p.blocks = packRuns(raws, norms)
 	if p.label != nil {
 		p.verdicts = p.label.batch(p.batch)
 	}
@@ -209,7 +220,7 @@ func (im *Import) writeOldest(ctx context.Context) error {
 func (im *Import) Flush(ctx context.Context) error {
 	if len(im.pending) > 0 {
 		b := &packing{batch: im.pending, label: im.label, done: make(chan struct{})}
-		im.pending = nil
+		im.pending, im.pendingBytes = nil, 0
 		b.pack()
 		im.inflight = append(im.inflight, b)
 	}
@@ -365,10 +376,10 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 	return int(n), nil
 }
 
-// insertChunk stores the bodies of the traces this import wrote as one
-// chunk. The block packed ahead holds the whole batch; when some of it
-// was already stored (rare outside a re-import, which writes no chunk)
-// the block is packed again with only the new traces.
+// insertChunk stores the bodies of the traces this import wrote, a chunk
+// for each run chunkRuns cuts. The blocks packed ahead hold the whole
+// batch; when some of it was already stored (rare outside a re-import,
+// which writes no chunk) the new traces are packed again on their own.
 // It returns the new traces' ids, ascending, and their places in the
 // batch.
 func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored map[traceKey]storedKey) ([]int64, []int, error) {
@@ -383,7 +394,7 @@ func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored
 	if len(ids) == 0 {
 		return nil, nil, nil
 	}
-	block := p.block
+	runs, blocks := p.runs, p.blocks
 	if len(ours) != len(p.batch) || !sort.SliceIsSorted(ids, func(a, b int) bool { return ids[a] < ids[b] }) {
 		sort.Slice(ours, func(a, b int) bool {
 			return stored[keyOf(p.batch[ours[a]].Trace)].id < stored[keyOf(p.batch[ours[b]].Trace)].id
@@ -393,10 +404,15 @@ func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored
 			raws[j], norms[j] = p.batch[i].Trace.Raw, p.batch[i].Norm
 			ids[j] = stored[keyOf(p.batch[i].Trace)].id
 		}
-		block = packBodies(raws, norms)
+		runs, blocks = packRuns(raws, norms)
 	}
-	_, err := im.chunk.ExecContext(ctx, ids[0], ids[len(ids)-1], chunkBody(ids, block))
-	return ids, ours, mapErr(err)
+	for r, run := range runs {
+		part := ids[run[0]:run[1]]
+		if _, err := im.chunk.ExecContext(ctx, part[0], part[len(part)-1], chunkBody(part, blocks[r])); err != nil {
+			return nil, nil, mapErr(err)
+		}
+	}
+	return ids, ours, nil
 }
 
 func (im *Import) lookup(ctx context.Context, batch []Added, idx []int) (map[traceKey]storedKey, error) {

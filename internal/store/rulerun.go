@@ -19,7 +19,7 @@ import (
 type RuleBatch func(rows []StoredRow) ([]triage.LabelEvent, error)
 
 // ruleEventBatch is how many verdicts one INSERT writes.
-const ruleEventBatch = 64
+const ruleEventBatch = 256
 
 // labelled is a labelled batch with its verdicts already encoded, off the
 // writing goroutine.
