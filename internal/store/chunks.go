@@ -12,11 +12,12 @@ import (
 	"github.com/klauspost/compress/s2"
 )
 
-// Trace bodies are stored in chunks: the bodies of the traces one import
-// batch wrote, compressed together as one row of trace_chunks keyed by the
-// lowest trace id in it. One row per batch instead of one per trace takes
-// a b-tree insert and three bound parameters off every trace, and rows
-// that look alike compress better together (docs/PERFORMANCE.md). Stores
+// Trace bodies are stored in chunks: the bodies of consecutive traces one
+// import batch wrote, up to about chunkBytes, compressed together as one
+// row of trace_chunks keyed by the lowest trace id in it. A row per chunk
+// instead of one per trace takes a b-tree insert and three bound
+// parameters off every trace, and rows that look alike compress better
+// together (docs/PERFORMANCE.md). Stores
 // written before migration 0003 keep their bodies in trace_rows, which
 // every reader still consults for a trace no chunk holds.
 //
