@@ -171,9 +171,10 @@ func TestVerdictEvidenceFromChunks(t *testing.T) {
 	require.Empty(t, problems)
 }
 
-// pendingIDs answers what the correlated query it replaced answers, for
-// every run filter and version, on a store where traces carry verdicts
-// under several versions, human labels only, or nothing.
+// pendingTraces answers what the correlated query it replaced answers,
+// with each trace's run, for every run filter and version, on a store
+// where traces carry verdicts under several versions, human labels only,
+// or nothing.
 func TestPendingIDsMatchesTheQuery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -209,9 +210,15 @@ func TestPendingIDsMatchesTheQuery(t *testing.T) {
 			}
 			want, err := queryIDs(ctx, db.db, q+` ORDER BY id`, args...)
 			require.NoError(t, err)
-			got, err := pendingIDs(ctx, db.db, run, v, "1")
+			got, err := pendingTraces(ctx, db.db, run, v, "1")
 			require.NoError(t, err)
-			require.Equal(t, want, got, "run %q version %s", run, v)
+			require.Equal(t, want, got.ids, "run %q version %s", run, v)
+			require.Len(t, got.run, len(got.ids))
+			for i, id := range got.ids {
+				sum, err := db.Summary(ctx, id)
+				require.NoError(t, err)
+				require.Equal(t, sum.RunID, got.runs[got.run[i]], "trace %d", id)
+			}
 		}
 	}
 }

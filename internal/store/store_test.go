@@ -406,11 +406,13 @@ func TestQueueRowsLeavesDecidedTracesOut(t *testing.T) {
 	_, err := db.LabelPending(ctx, "", "tv", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
 		var out []triage.LabelEvent
 		for _, r := range rows {
+			var row struct{ H string }
+			require.NoError(t, json.Unmarshal(r.Raw, &row))
 			d := triage.DecisionLeftover
-			if r.Hash == "a" {
+			if row.H == "a" {
 				d = triage.DecisionCertain
 			}
-			v := &triage.Verdict{Primary: triage.ScorerRed, Decision: d, Reason: "why " + r.Hash, Secondary: []string{}, TaxonomyVersion: "tv", RulesVersion: "1"}
+			v := &triage.Verdict{Primary: triage.ScorerRed, Decision: d, Reason: "why " + row.H, Secondary: []string{}, TaxonomyVersion: "tv", RulesVersion: "1"}
 			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule, Verdict: v})
 		}
 		return out, nil
