@@ -305,8 +305,12 @@ func BenchmarkToolCallRead(b *testing.B) {
 		read(b, func() (int, error) {
 			n := 0
 			for lo := 0; lo < len(ids); lo += 2048 {
-				rows, err := storedRows(ctx, db.db, ids[lo:min(lo+2048, len(ids))])
-				if err != nil {
+				part := ids[lo:min(lo+2048, len(ids))]
+				rows := make([]StoredRow, len(part))
+				for i, id := range part {
+					rows[i] = StoredRow{ID: id, RunID: "bench"}
+				}
+				if err := fillBodies(ctx, db.db, rows); err != nil {
 					return 0, err
 				}
 				for _, r := range rows {

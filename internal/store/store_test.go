@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -438,9 +437,9 @@ func TestQueueRowsLeavesDecidedTracesOut(t *testing.T) {
 	require.Equal(t, left[:1], page)
 }
 
-// storedRows returns exactly the ids asked for, whether they fill their
-// range (read as a range scan and filtered) or are scattered (an IN list).
-func TestStoredRowsDenseAndScattered(t *testing.T) {
+// fillBodies reads the bodies of any ascending ids, a chunk once, and
+// names an id that has none.
+func TestFillBodies(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := openTest(t)
@@ -449,24 +448,19 @@ func TestStoredRowsDenseAndScattered(t *testing.T) {
 		ts = append(ts, trace("r", "T", i, fmt.Sprintf("h%d", i)))
 	}
 	importAll(t, db, ts...)
-	for _, ids := range [][]int64{
-		{1, 2, 3, 4, 5},
-		{2, 3, 5, 6, 8, 9}, // dense with gaps: a range scan, filtered
-		{1, 10, 20},        // scattered: the IN list
-		{7},
-		{19, 20, 21, 22}, // past the last trace
-	} {
-		rows, err := storedRows(ctx, db.db, ids)
-		require.NoError(t, err)
-		var got []int64
-		for _, r := range rows {
-			got = append(got, r.ID)
-			require.Equal(t, "r", r.RunID)
-			require.NotEmpty(t, r.Raw)
+	for _, ids := range [][]int64{{1, 2, 3, 4, 5}, {2, 3, 5, 6, 8, 9}, {1, 10, 20}, {7}} {
+		rows := make([]StoredRow, len(ids))
+		for i, id := range ids {
+			rows[i].ID = id
 		}
-		want := slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return id > 20 })
-		require.Equal(t, want, got, "ids %v", ids)
+		require.NoError(t, fillBodies(ctx, db.db, rows))
+		for _, r := range rows {
+			require.Equal(t, string(ts[r.ID-1].Raw), string(r.Raw), "trace %d", r.ID)
+		}
 	}
+	err := fillBodies(ctx, db.db, []StoredRow{{ID: 19}, {ID: 20}, {ID: 21}})
+	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorContains(t, err, "trace 21")
 }
 
 // LabelPending turns foreign key checks off for its own transaction only:
