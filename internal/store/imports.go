@@ -53,8 +53,8 @@ type Import struct {
 	// pendingBytes is the bodies' size in pending: a batch also ends at
 	// importBatchBytes, so a file of large traces holds few at once.
 	pendingBytes int
-	inflight []*packing
-	onResult func(Added) error
+	inflight     []*packing
+	onResult     func(Added) error
 	// maxID is the highest trace id before the current insert: rows above
 	// it were written by this import.
 	maxID       int64

@@ -320,4 +320,3 @@ func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int6
 	}
 	return ids, mapErr(rows.Err())
 }
-
