@@ -17,7 +17,7 @@ type ImportLabel func(batch []Added) ([]*triage.Verdict, error)
 type importLabel struct {
 	label                         ImportLabel
 	taxonomyVersion, rulesVersion string
-	stmts                         map[int]*sql.Stmt
+	w                             *verdictWriter // made on the first write
 }
 
 // LabelWith makes the import label each trace it stores with the rules,
@@ -26,7 +26,7 @@ type importLabel struct {
 // that decodes every row and a `rules run` that reads and decodes every
 // row again. Call it before the first Add.
 func (im *Import) LabelWith(taxonomyVersion, rulesVersion string, label ImportLabel) {
-	im.label = &importLabel{label: label, taxonomyVersion: taxonomyVersion, rulesVersion: rulesVersion, stmts: map[int]*sql.Stmt{}}
+	im.label = &importLabel{label: label, taxonomyVersion: taxonomyVersion, rulesVersion: rulesVersion}
 }
 
 // batch labels and encodes one batch, on the packing goroutine.
@@ -71,10 +71,8 @@ func (il *importLabel) write(ctx context.Context, tx *sql.Tx, p *packing, ids []
 			return err
 		}
 	}
-	for lo := 0; lo < len(l.events); lo += ruleEventBatch {
-		if err := insertRuleEvents(ctx, tx, il.stmts, l, lo, min(lo+ruleEventBatch, len(l.events)), il.taxonomyVersion, il.rulesVersion, stamp); err != nil {
-			return err
-		}
+	if il.w == nil {
+		il.w = newVerdictWriter(tx, il.taxonomyVersion, il.rulesVersion, stamp)
 	}
-	return nil
+	return il.w.write(ctx, l)
 }

@@ -94,13 +94,9 @@ const (
 // trace's run is inserted before the trace, and a body names the id its
 // trace has just been given. The checks are back on when the import ends.
 func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Import, error) {
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pinWithoutForeignKeys(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("begin import: %w", mapErr(err))
-	}
-	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		conn.Close()
-		return nil, fmt.Errorf("begin import: %w", mapErr(err))
+		return nil, fmt.Errorf("begin import: %w", err)
 	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
@@ -128,6 +124,21 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 	return im, nil
 }
 
+// pinWithoutForeignKeys takes a connection of its own for one write
+// transaction and turns foreign-key checks off on it (SQLite ignores the
+// pragma inside a transaction). restoreForeignKeys gives it back.
+func (s *DB) pinWithoutForeignKeys(ctx context.Context) (*sql.Conn, error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
+		conn.Close()
+		return nil, mapErr(err)
+	}
+	return conn, nil
+}
+
 // restoreForeignKeys turns the checks back on and returns a pinned
 // connection to the pool. It runs even when the caller's context is done:
 // a pooled connection without foreign keys would weaken every later
@@ -141,9 +152,10 @@ const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_co
 
 // insertSQL says OR IGNORE, not ON CONFLICT DO NOTHING: only then can no
 // constraint abort the statement (NOT NULL and CHECK would, under the
-// upsert's clause), and SQLite needs no statement journal for it. Import binds no NULL to a NOT NULL column and no value of the wrong
-// type, so the only row IGNORE skips is a key already stored: the
-// duplicate the lookup then reports.
+// upsert's clause), and SQLite needs no statement journal for it. Import
+// binds no NULL to a NOT NULL column and no value of the wrong type, so
+// the only row IGNORE skips is a key already stored: the duplicate the
+// lookup then reports.
 func insertSQL(n int) string {
 	row := "(" + placeholders(18) + ")"
 	return `INSERT OR IGNORE INTO traces (` + traceInsertCols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
@@ -170,8 +182,7 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 	}
 	// Compress the full batch on another goroutine while the previous
 	// one is written: compression is parallel work, writing is not.
-	b := &packing{batch: im.pending, label: im.label, done: make(chan struct{})}
-	im.pending, im.pendingBytes = nil, 0
+	b := im.takePending()
 	go b.pack()
 	im.inflight = append(im.inflight, b)
 	if len(im.inflight) > 1 {
@@ -184,7 +195,7 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 type packing struct {
 	batch []Added
 	// blocks are the batch's bodies packed as chunk blocks, one for each
-	// run of traces that chunkRuns cut.
+	// run of traces packRuns cut (runs[r] is block r's [start, end)).
 	runs   [][2]int
 	blocks [][]byte
 	// With LabelWith, the batch's verdicts, labelled and encoded here
@@ -206,6 +217,13 @@ func (p *packing) pack() {
 	}
 }
 
+// takePending hands the queued traces to a new packing.
+func (im *Import) takePending() *packing {
+	b := &packing{batch: im.pending, label: im.label, done: make(chan struct{})}
+	im.pending, im.pendingBytes = nil, 0
+	return b
+}
+
 func (im *Import) writeOldest(ctx context.Context) error {
 	b := im.inflight[0]
 	im.inflight = im.inflight[1:]
@@ -219,8 +237,7 @@ func (im *Import) writeOldest(ctx context.Context) error {
 // Flush writes every queued trace and reports their results.
 func (im *Import) Flush(ctx context.Context) error {
 	if len(im.pending) > 0 {
-		b := &packing{batch: im.pending, label: im.label, done: make(chan struct{})}
-		im.pending, im.pendingBytes = nil, 0
+		b := im.takePending()
 		b.pack()
 		im.inflight = append(im.inflight, b)
 	}
@@ -377,7 +394,7 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 }
 
 // insertChunk stores the bodies of the traces this import wrote, a chunk
-// for each run chunkRuns cuts. The blocks packed ahead hold the whole
+// for each run packRuns cuts. The blocks packed ahead hold the whole
 // batch; when some of it was already stored (rare outside a re-import,
 // which writes no chunk) the new traces are packed again on their own.
 // It returns the new traces' ids, ascending, and their places in the

@@ -77,7 +77,7 @@ func (w *labelWriter) append(ctx context.Context, e *triage.LabelEvent) (bool, e
 	var verdict any
 	var decision, reason, rulesV, outcome string
 	if e.Verdict != nil {
-		verdict, decision, reason, rulesV, outcome = verdictBody(nil, e.Verdict), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
+		verdict, decision, reason, rulesV, outcome = verdictBody(e.Verdict), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
 	}
 	var ext any
 	if e.Kind != triage.KindRule {
@@ -304,20 +304,11 @@ func fullVerdict(v *triage.Verdict, body []byte) (*triage.Verdict, error) {
 }
 
 // verdictBody encodes what a verdict holds beyond its label_events
-// columns (evidence, fired rules, what could not be evaluated), packed:
-// writing verdicts is the bottleneck of rules run, and the columns
-// already carry the label, decision, reason, outcome and versions.
-// scratch, when given, is reused for the JSON before it is packed.
-func verdictBody(scratch *[]byte, v *triage.Verdict) []byte {
-	var buf []byte
-	if scratch != nil {
-		buf = (*scratch)[:0]
-	}
-	buf = appendVerdictRest(buf, v)
-	if scratch != nil {
-		*scratch = buf
-	}
-	return packRow(buf)
+// columns (evidence, fired rules, what could not be evaluated), packed,
+// for a verdict written on its own row (AppendLabel, labels import);
+// `rules run` writes its verdicts' evidence in chunks instead.
+func verdictBody(v *triage.Verdict) []byte {
+	return packRow(appendVerdictRest(nil, v))
 }
 
 // AppendLabels stores many label events in one transaction (labels

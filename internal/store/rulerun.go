@@ -10,8 +10,8 @@ import (
 )
 
 // This file is `rules run`'s side of the store: which traces wait for a
-// verdict, reading their rows in batches, and writing verdicts with their
-// evidence in chunks, in one transaction.
+// verdict, reading their bodies in batches, and writing verdicts with
+// their evidence in chunks, in one transaction.
 
 // RuleBatch is one batch of stored rows for the rules to label. It runs
 // on its own goroutine while the store writes the previous batch, and
@@ -41,18 +41,12 @@ type labelled struct {
 func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVersion string, label RuleBatch) (int, error) {
 	// Every verdict names a trace this transaction has just read, so the
 	// foreign key check on each insert is a seek into traces that cannot
-	// fail: a quarter of the insert's time. It is off on this pinned
-	// connection for the transaction only (SQLite ignores the pragma
-	// inside one).
-	conn, err := s.db.Conn(ctx)
+	// fail: a quarter of the insert's time.
+	conn, err := s.pinWithoutForeignKeys(ctx)
 	if err != nil {
-		return 0, mapErr(err)
+		return 0, err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		return 0, mapErr(err)
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA foreign_keys = ON`)
+	defer restoreForeignKeys(conn)
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, mapErr(err)
@@ -90,19 +84,14 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 		return ch, nil
 	}
 	n := 0
-	stamp := s.stamp()
+	w := newVerdictWriter(tx, taxonomyVersion, rulesVersion, s.stamp())
+	defer w.close()
 	var cur chan labelled
 	if len(ids) > 0 {
 		if cur, err = start(0); err != nil {
 			return 0, err
 		}
 	}
-	stmts := map[int]*sql.Stmt{}
-	defer func() {
-		for _, st := range stmts {
-			st.Close()
-		}
-	}()
 	for lo := 0; lo < len(ids); lo += batchSize {
 		var next chan labelled
 		if lo+batchSize < len(ids) {
@@ -118,16 +107,13 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 			}
 			return n, l.err
 		}
-		for i := 0; i < len(l.events); i += ruleEventBatch {
-			j := min(i+ruleEventBatch, len(l.events))
-			if err := insertRuleEvents(ctx, tx, stmts, l, i, j, taxonomyVersion, rulesVersion, stamp); err != nil {
-				if next != nil {
-					<-next
-				}
-				return n, err
+		if err := w.write(ctx, l); err != nil {
+			if next != nil {
+				<-next
 			}
-			n += j - i
+			return n, err
 		}
+		n += len(l.events)
 		cur = next
 	}
 	return n, mapErr(tx.Commit())
@@ -158,35 +144,64 @@ func encodeVerdicts(events []triage.LabelEvent) (blocks, secs [][]byte, err erro
 	return blocks, secs, nil
 }
 
-// insertRuleEvents writes events i..j of l in one INSERT. What every
+// verdictWriter writes rule verdicts in one transaction: each run of
+// ruleEventBatch events as one INSERT and one verdict chunk. What every
 // verdict of a `rules run` shares (actor, versions, time) is written into
-// the statement as literals: binding a text parameter copies it into C
+// the INSERT as literals: binding a text parameter copies it into C
 // memory under the connection's mutex, and these were 4 of a row's 11
 // parameters. (Numbered parameters, bound once and named by every row,
 // were slower: the driver looks up each one's name, and SQLite scans its
 // list of names for each.)
-func insertRuleEvents(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, l labelled, i, j int, taxonomyVersion, rulesVersion, stamp string) error {
-	if i%ruleEventBatch != 0 || j-i > ruleEventBatch {
-		return fmt.Errorf("rule events %d..%d do not match a verdict block", i, j)
+type verdictWriter struct {
+	tx                                   *sql.Tx
+	taxonomyVersion, rulesVersion, stamp string
+	inserts                              map[int]*sql.Stmt // by rows
+	chunk                                *sql.Stmt
+}
+
+func newVerdictWriter(tx *sql.Tx, taxonomyVersion, rulesVersion, stamp string) *verdictWriter {
+	return &verdictWriter{tx: tx, taxonomyVersion: taxonomyVersion, rulesVersion: rulesVersion, stamp: stamp, inserts: map[int]*sql.Stmt{}}
+}
+
+func (w *verdictWriter) close() {
+	for _, st := range w.inserts {
+		st.Close()
 	}
+	if w.chunk != nil {
+		w.chunk.Close()
+	}
+}
+
+// write stores every event of l, whose blocks encodeVerdicts made.
+func (w *verdictWriter) write(ctx context.Context, l labelled) error {
+	for i := 0; i < len(l.events); i += ruleEventBatch {
+		if err := w.insert(ctx, l, i, min(i+ruleEventBatch, len(l.events))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insert writes events i..j of l, block i/ruleEventBatch, in one INSERT.
+func (w *verdictWriter) insert(ctx context.Context, l labelled, i, j int) error {
 	k := j - i
-	st := stmts[k]
+	st := w.inserts[k]
 	if st == nil {
-		row := "(?,'rules','rule',?,?,''," + sqlString(taxonomyVersion) + "," + sqlString(rulesVersion) + ",?,?,?,NULL,''," + sqlString(stamp) + ")"
+		row := "(?,'rules','rule',?,?,''," + sqlString(w.taxonomyVersion) + "," + sqlString(w.rulesVersion) + ",?,?,?,NULL,''," + sqlString(w.stamp) + ")"
 		var err error
-		st, err = tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at) VALUES `+
+		st, err = w.tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at) VALUES `+
 			strings.TrimSuffix(strings.Repeat(row+",", k), ","))
 		if err != nil {
 			return mapErr(err)
 		}
-		stmts[k] = st
+		w.inserts[k] = st
 	}
 	args := make([]any, 0, 6*k)
 	for x := i; x < j; x++ {
 		e := l.events[x]
 		v := e.Verdict
-		if e.Actor != triage.ActorRules || v.TaxonomyVersion != taxonomyVersion || v.RulesVersion != rulesVersion {
-			return fmt.Errorf("rule event for trace %d: actor %q, versions %q/%q, labelling under %q/%q", e.TraceID, e.Actor, v.TaxonomyVersion, v.RulesVersion, taxonomyVersion, rulesVersion)
+		if e.Actor != triage.ActorRules || v.TaxonomyVersion != w.taxonomyVersion || v.RulesVersion != w.rulesVersion {
+			return fmt.Errorf("rule event for trace %d: actor %q, versions %q/%q, labelling under %q/%q", e.TraceID, e.Actor, v.TaxonomyVersion, v.RulesVersion, w.taxonomyVersion, w.rulesVersion)
 		}
 		args = append(args, e.TraceID, v.Primary, string(l.secs[x]), string(v.Decision), v.Reason, string(v.Outcome))
 	}
@@ -207,14 +222,12 @@ func insertRuleEvents(ctx context.Context, tx *sql.Tx, stmts map[int]*sql.Stmt, 
 	for x := range ids {
 		ids[x] = last - int64(k-1-x)
 	}
-	ins := stmts[0] // k is never 0: the chunk statement's slot
-	if ins == nil {
-		if ins, err = tx.PrepareContext(ctx, `INSERT INTO verdict_chunks (first_id, last_id, body) VALUES (?,?,?)`); err != nil {
+	if w.chunk == nil {
+		if w.chunk, err = w.tx.PrepareContext(ctx, `INSERT INTO verdict_chunks (first_id, last_id, body) VALUES (?,?,?)`); err != nil {
 			return mapErr(err)
 		}
-		stmts[0] = ins
 	}
-	_, err = ins.ExecContext(ctx, ids[0], last, chunkBody(ids, l.blocks[i/ruleEventBatch]))
+	_, err = w.chunk.ExecContext(ctx, ids[0], last, chunkBody(ids, l.blocks[i/ruleEventBatch]))
 	return mapErr(err)
 }
 
