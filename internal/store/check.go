@@ -63,7 +63,7 @@ func (s *DB) Check(ctx context.Context) ([]string, error) {
 // rule verdict whose evidence is not in its row has it in a chunk: chunk
 // headers parse, name only rows of their own range, and cover every such
 // row in it; a trace outside every chunk has a row in trace_rows (stores
-// from before chunks). It reads headers only.
+// from before chunks). It parses headers and decompresses no block.
 func (s *DB) checkBodies(ctx context.Context) ([]string, error) {
 	traces, err := s.checkChunks(ctx, traceChunks, `SELECT count(*) FROM traces WHERE id BETWEEN ? AND ?`,
 		`SELECT count(*) FROM traces t
