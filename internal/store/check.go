@@ -8,7 +8,8 @@ import (
 // Check reports what is wrong with the store file, nil when nothing is:
 // SQLite's integrity_check and foreign_key_check, and traces written
 // without their stored row (import writes both in one transaction, so a
-// crash must leave neither or both). It answers "can this store be
+// crash must leave neither or both), and rule verdicts that do not decode
+// or name a trace that is not stored. It answers "can this store be
 // trusted after a crash" (a killed import, a power cut) without changing
 // anything.
 func (s *DB) Check(ctx context.Context) ([]string, error) {
@@ -55,6 +56,11 @@ func (s *DB) Check(ctx context.Context) ([]string, error) {
 	more, err := s.checkBodies(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("trace bodies check: %w", err)
+	}
+	problems = append(problems, more...)
+	more, err = s.checkRuleVerdicts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("rule verdicts check: %w", err)
 	}
 	return append(problems, more...), nil
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,9 +124,9 @@ func TestBodiesFromBeforeChunksStillRead(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFound)
 }
 
-// Verdicts read their evidence from verdict chunks, a chunk once, across
-// many chunks and beside verdicts that keep theirs in the row (labels
-// imported from another store, or written before chunks).
+// Verdicts read their evidence from rule_verdicts rows, a row once,
+// across many rows and runs of the rules; the latest verdict of a trace
+// wins, whether a rules run or AppendLabels wrote it.
 func TestVerdictEvidenceFromChunks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -143,9 +144,9 @@ func TestVerdictEvidenceFromChunks(t *testing.T) {
 	for i, s := range sums {
 		ids[i] = s.ID
 	}
-	// One trace gets a later rule verdict with its evidence in the row.
+	// One trace gets a later rule verdict, a row of its own.
 	inRow := &triage.Verdict{Primary: triage.AssumeAPI, Decision: triage.DecisionLeftover, Reason: "r", TaxonomyVersion: "tv3", RulesVersion: "1",
-		Secondary: []string{}, Fired: []string{triage.AssumeAPI}, Evidence: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "in the row", ToolCall: -1, Ident: "/v9"}}}
+		Secondary: []string{triage.TagLeaked}, Fired: []string{triage.AssumeAPI}, Evidence: []triage.Evidence{{Rule: triage.AssumeAPI, Message: "in the row", ToolCall: -1, Ident: "/v9"}}}
 	_, err = db.AppendLabels(ctx, []triage.LabelEvent{{TraceID: ids[5], Actor: triage.ActorRules, Kind: triage.KindRule, Primary: inRow.Primary,
 		TaxonomyVersion: "tv3", Verdict: inRow}})
 	require.NoError(t, err)
@@ -163,9 +164,15 @@ func TestVerdictEvidenceFromChunks(t *testing.T) {
 		require.Equal(t, []triage.Evidence{{Rule: triage.ToolLoop, Message: fmt.Sprint("calls of trace ", id), ToolCall: 1}}, v.Evidence, "trace %d", id)
 		require.Equal(t, []string{triage.ToolLoop}, v.Fired)
 	}
-	var chunks int
-	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM verdict_chunks`).Scan(&chunks))
-	require.Equal(t, 2*4, chunks, "one chunk per INSERT of 64 verdicts, two runs")
+	one, err := db.Verdict(ctx, ids[5])
+	require.NoError(t, err)
+	require.Equal(t, inRow, one)
+	var rows int
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM rule_verdicts`).Scan(&rows))
+	require.Equal(t, 2*4+1, rows, "one row per ruleEventBatch verdicts, two runs, and the one appended")
+	var events int
+	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM label_events`).Scan(&events))
+	require.Zero(t, events, "no rule verdict is a label_events row")
 	problems, err := db.Check(ctx)
 	require.NoError(t, err)
 	require.Empty(t, problems)
@@ -200,16 +207,27 @@ func TestPendingIDsMatchesTheQuery(t *testing.T) {
 	}
 	_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: 8, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop})
 	require.NoError(t, err)
+	// Traces labelled before migration 0005, under v3 and v1.
+	writeLegacyVerdicts(t, db, []triage.LabelEvent{legacyVerdict(4, triage.Timeout, "v3"), legacyVerdict(9, triage.Timeout, "v3")}, false)
+	writeLegacyVerdicts(t, db, []triage.LabelEvent{legacyVerdict(12, triage.Timeout, "v1")}, true)
+	sums, err := db.Summaries(ctx, "")
+	require.NoError(t, err)
 	for _, run := range []string{"", "a", "b", "nope"} {
 		for _, v := range []string{"v1", "v2", "v3"} {
-			q := `SELECT id FROM traces t WHERE NOT EXISTS (SELECT 1 FROM label_events e WHERE e.trace_id = t.id AND e.kind = 'rule' AND e.taxonomy_version = ? AND e.rules_version = '1')`
-			args := []any{v}
-			if run != "" {
-				q += ` AND run_id = ?`
-				args = append(args, run)
+			var want []int64
+			for _, s := range sums {
+				if run != "" && s.RunID != run {
+					continue
+				}
+				h, err := db.History(ctx, s.ID, triage.ActorRules)
+				require.NoError(t, err)
+				if !slices.ContainsFunc(h, func(e triage.LabelEvent) bool {
+					return e.Kind == triage.KindRule && e.TaxonomyVersion == v && e.Verdict.RulesVersion == "1"
+				}) {
+					want = append(want, s.ID)
+				}
 			}
-			want, err := queryIDs(ctx, db.db, q+` ORDER BY id`, args...)
-			require.NoError(t, err)
+			slices.Sort(want)
 			got, err := pendingTraces(ctx, db.db, run, v, "1")
 			require.NoError(t, err)
 			require.Equal(t, want, got.ids, "run %q version %s", run, v)

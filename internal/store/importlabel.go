@@ -45,7 +45,7 @@ func (il *importLabel) batch(batch []Added) labelled {
 		}
 		l.events[i] = triage.LabelEvent{Actor: triage.ActorRules, Kind: triage.KindRule, Primary: v.Primary, TaxonomyVersion: v.TaxonomyVersion, Verdict: v}
 	}
-	l.blocks, l.secs, l.err = encodeVerdicts(l.events)
+	l.groups, l.err = encodeVerdicts(l.events)
 	return l
 }
 
@@ -64,15 +64,15 @@ func (il *importLabel) write(ctx context.Context, tx *sql.Tx, p *packing, ids []
 		l.events[j].TraceID = ids[j]
 	}
 	if whole {
-		l.blocks, l.secs = p.verdicts.blocks, p.verdicts.secs
+		l.groups = p.verdicts.groups
 	} else {
 		var err error
-		if l.blocks, l.secs, err = encodeVerdicts(l.events); err != nil {
+		if l.groups, err = encodeVerdicts(l.events); err != nil {
 			return err
 		}
 	}
 	if il.w == nil {
-		il.w = newVerdictWriter(tx, il.taxonomyVersion, il.rulesVersion, stamp)
+		il.w = newVerdictWriter(tx, triage.ActorRules, il.taxonomyVersion, il.rulesVersion, stamp)
 	}
 	return il.w.write(ctx, l)
 }

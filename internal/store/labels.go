@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -49,7 +50,10 @@ func ExtKey(contentHash string, e *triage.LabelEvent) string {
 // labelWriter inserts label events through statements prepared once per
 // transaction: labels import writes thousands of events, and preparing
 // each statement again was most of its time.
-type labelWriter struct{ hash, insert *sql.Stmt }
+type labelWriter struct {
+	tx           *sql.Tx
+	hash, insert *sql.Stmt
+}
 
 func prepareLabelWriter(ctx context.Context, tx *sql.Tx) (*labelWriter, error) {
 	hash, err := tx.PrepareContext(ctx, `SELECT content_hash FROM traces WHERE id = ?`)
@@ -62,7 +66,7 @@ func prepareLabelWriter(ctx context.Context, tx *sql.Tx) (*labelWriter, error) {
 		hash.Close()
 		return nil, mapErr(err)
 	}
-	return &labelWriter{hash: hash, insert: insert}, nil
+	return &labelWriter{tx: tx, hash: hash, insert: insert}, nil
 }
 
 func (w *labelWriter) close() {
@@ -71,25 +75,21 @@ func (w *labelWriter) close() {
 }
 
 // append inserts e; it reports false when an event with the same
-// external key exists (idempotent label import).
+// external key exists (idempotent label import). A rule event becomes a
+// rule_verdicts row of its own, as every rule verdict is since migration
+// 0005.
 func (w *labelWriter) append(ctx context.Context, e *triage.LabelEvent) (bool, error) {
-	sec, _ := json.Marshal(nonNil(e.Secondary))
-	var verdict any
-	var decision, reason, rulesV, outcome string
-	if e.Verdict != nil {
-		verdict, decision, reason, rulesV, outcome = verdictBody(e.Verdict), string(e.Verdict.Decision), e.Verdict.Reason, e.Verdict.RulesVersion, string(e.Verdict.Outcome)
+	if e.Kind == triage.KindRule {
+		return true, appendRuleEvent(ctx, w.tx, e)
 	}
-	var ext any
-	if e.Kind != triage.KindRule {
-		var hash string
-		if err := w.hash.QueryRowContext(ctx, e.TraceID).Scan(&hash); err != nil {
-			return false, fmt.Errorf("label trace %d: %w", e.TraceID, mapErr(err))
-		}
-		ext = ExtKey(hash, e)
+	sec, _ := json.Marshal(nonNil(e.Secondary))
+	var hash string
+	if err := w.hash.QueryRowContext(ctx, e.TraceID).Scan(&hash); err != nil {
+		return false, fmt.Errorf("label trace %d: %w", e.TraceID, mapErr(err))
 	}
 	res, err := w.insert.ExecContext(ctx,
-		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, rulesV, decision, reason, outcome, verdict, e.Slice,
-		e.CreatedAt.UTC().Format(time.RFC3339Nano), ext)
+		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, "", "", "", "", nil, e.Slice,
+		e.CreatedAt.UTC().Format(time.RFC3339Nano), ExtKey(hash, e))
 	if err != nil {
 		return false, mapErr(err)
 	}
@@ -170,7 +170,8 @@ func scanEvent(r scanner) (triage.LabelEvent, error) {
 	return er.event(), nil
 }
 
-// History returns a trace's events in order; actor filters when set.
+// History returns a trace's events in time order; actor filters when
+// set.
 func (s *DB) History(ctx context.Context, traceID int64, actor string) ([]triage.LabelEvent, error) {
 	q := `SELECT ` + eventCols + ` FROM label_events WHERE trace_id = ?`
 	args := []any{traceID}
@@ -191,7 +192,18 @@ func (s *DB) History(ctx context.Context, traceID int64, actor string) ([]triage
 		}
 		out = append(out, e)
 	}
-	return out, mapErr(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	rules, err := ruleHistory(ctx, s.db, traceID, actor)
+	if err != nil || len(rules) == 0 {
+		return out, err
+	}
+	// Chunked verdicts have no event id; each is placed by its time,
+	// after the events of label_events at the same instant.
+	out = append(out, rules...)
+	slices.SortStableFunc(out, func(a, b triage.LabelEvent) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return out, nil
 }
 
 // Verdict returns the rules' latest full verdict on a trace, or
@@ -211,6 +223,33 @@ func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error
 // Verdicts returns the rules' latest full verdict on each of the traces
 // that have one, reading them in batches rather than one query a trace.
 func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.Verdict, error) {
+	out, err := chunkedVerdicts(ctx, s.db, traceIDs)
+	if err != nil {
+		return nil, err
+	}
+	legacy, err := legacyRuleEvents(ctx, s.db)
+	if err != nil || !legacy {
+		return out, err
+	}
+	// Verdicts in rule_verdicts are newer than any in label_events: only
+	// traces without one are looked for there.
+	var rest []int64
+	for _, id := range traceIDs {
+		if out[id] == nil {
+			rest = append(rest, id)
+		}
+	}
+	old, err := s.legacyVerdicts(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, old)
+	return out, nil
+}
+
+// legacyVerdicts reads verdicts from label_events, where stores labelled
+// before migration 0005 keep them.
+func (s *DB) legacyVerdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.Verdict, error) {
 	type latest struct {
 		event int64
 		v     *triage.Verdict
@@ -301,14 +340,6 @@ func fullVerdict(v *triage.Verdict, body []byte) (*triage.Verdict, error) {
 	}
 	v.Fired, v.Evidence, v.Unevaluated = rest.Fired, rest.Evidence, rest.Unevaluated
 	return v, nil
-}
-
-// verdictBody encodes what a verdict holds beyond its label_events
-// columns (evidence, fired rules, what could not be evaluated), packed,
-// for a verdict written on its own row (AppendLabel, labels import);
-// `rules run` writes its verdicts' evidence in chunks instead.
-func verdictBody(v *triage.Verdict) []byte {
-	return packRow(appendVerdictRest(nil, v))
 }
 
 // AppendLabels stores many label events in one transaction (labels

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -19,17 +18,16 @@ import (
 // the rules read; Hash and Source are left empty.
 type RuleBatch func(rows []StoredRow) ([]triage.LabelEvent, error)
 
-// ruleEventBatch is how many verdicts one INSERT writes.
+// ruleEventBatch is how many verdicts one rule_verdicts row holds.
 const ruleEventBatch = 256
 
 // labelled is a labelled batch with its verdicts already encoded, off the
 // writing goroutine.
 type labelled struct {
 	events []triage.LabelEvent
-	// blocks[g] packs the evidence of events g*ruleEventBatch onwards,
-	// one verdict chunk each.
-	blocks [][]byte
-	secs   [][]byte
+	// groups[g] encodes events g*ruleEventBatch onwards, one
+	// rule_verdicts row each.
+	groups []verdictGroup
 	err    error
 }
 
@@ -39,15 +37,7 @@ type labelled struct {
 // `rules run` at the same time waits and then finds nothing to do. While
 // one batch is written the next is labelled.
 func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVersion string, label RuleBatch) (int, error) {
-	// Every verdict names a trace this transaction has just read, so the
-	// foreign key check on each insert is a seek into traces that cannot
-	// fail: a quarter of the insert's time.
-	conn, err := s.pinWithoutForeignKeys(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer restoreForeignKeys(conn)
-	tx, err := conn.BeginTx(ctx, nil)
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, mapErr(err)
 	}
@@ -55,7 +45,7 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	// Collect the pending traces first (12 bytes a trace: the id and its
 	// run), then read their bodies a batch at a time from the chunks: the
 	// traces' rows are not read again, memory stays bounded by two
-	// batches, and no write happens while a read cursor over label_events
+	// batches, and no write happens while a read cursor over the verdicts
 	// is open.
 	pend, err := pendingTraces(ctx, tx, runID, taxonomyVersion, rulesVersion)
 	if err != nil {
@@ -77,14 +67,14 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 			var l labelled
 			l.events, l.err = label(rows)
 			if l.err == nil {
-				l.blocks, l.secs, l.err = encodeVerdicts(l.events)
+				l.groups, l.err = encodeVerdicts(l.events)
 			}
 			ch <- l
 		}()
 		return ch, nil
 	}
 	n := 0
-	w := newVerdictWriter(tx, taxonomyVersion, rulesVersion, s.stamp())
+	w := newVerdictWriter(tx, triage.ActorRules, taxonomyVersion, rulesVersion, s.stamp())
 	defer w.close()
 	var cur chan labelled
 	if len(ids) > 0 {
@@ -119,130 +109,72 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	return n, mapErr(tx.Commit())
 }
 
-// encodeVerdicts writes each event's secondary tags, and packs the
-// evidence of each run of ruleEventBatch events into one chunk block:
-// together they compress to a fraction of what they did one by one.
-func encodeVerdicts(events []triage.LabelEvent) (blocks, secs [][]byte, err error) {
-	secs = make([][]byte, len(events))
-	jsons := make([][]byte, 0, ruleEventBatch)
-	none := make([][]byte, ruleEventBatch)
-	var buf []byte
+// encodeVerdicts encodes each run of ruleEventBatch events as one
+// rule_verdicts row: together their evidence compresses to a fraction of
+// what it did verdict by verdict, and their summaries repeat.
+func encodeVerdicts(events []triage.LabelEvent) ([]verdictGroup, error) {
+	var groups []verdictGroup
 	for lo := 0; lo < len(events); lo += ruleEventBatch {
-		jsons, buf = jsons[:0], buf[:0]
-		for i := lo; i < min(lo+ruleEventBatch, len(events)); i++ {
-			e := &events[i]
-			if e.Verdict == nil {
-				return nil, nil, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
-			}
-			start := len(buf)
-			buf = appendVerdictRest(buf, e.Verdict)
-			jsons = append(jsons, buf[start:len(buf):len(buf)])
-			secs[i] = appendStrings(nil, nonNil(e.Verdict.Secondary))
+		g, err := encodeGroup(events[lo:min(lo+ruleEventBatch, len(events))])
+		if err != nil {
+			return nil, err
 		}
-		blocks = append(blocks, packBodies(jsons, none[:len(jsons)]))
+		groups = append(groups, g)
 	}
-	return blocks, secs, nil
+	return groups, nil
 }
 
-// verdictWriter writes rule verdicts in one transaction: each run of
-// ruleEventBatch events as one INSERT and one verdict chunk. What every
-// verdict of a `rules run` shares (actor, versions, time) is written into
-// the INSERT as literals: binding a text parameter copies it into C
-// memory under the connection's mutex, and these were 4 of a row's 11
-// parameters. (Numbered parameters, bound once and named by every row,
-// were slower: the driver looks up each one's name, and SQLite scans its
-// list of names for each.)
+// verdictWriter writes rule verdicts in one transaction, each run of
+// ruleEventBatch events as one rule_verdicts row. Every verdict of a
+// writer shares its actor, versions and time, the row's columns.
 type verdictWriter struct {
-	tx                                   *sql.Tx
-	taxonomyVersion, rulesVersion, stamp string
-	inserts                              map[int]*sql.Stmt // by rows
-	chunk                                *sql.Stmt
+	tx                                          *sql.Tx
+	actor, taxonomyVersion, rulesVersion, stamp string
+	insert                                      *sql.Stmt
 }
 
-func newVerdictWriter(tx *sql.Tx, taxonomyVersion, rulesVersion, stamp string) *verdictWriter {
-	return &verdictWriter{tx: tx, taxonomyVersion: taxonomyVersion, rulesVersion: rulesVersion, stamp: stamp, inserts: map[int]*sql.Stmt{}}
+func newVerdictWriter(tx *sql.Tx, actor, taxonomyVersion, rulesVersion, stamp string) *verdictWriter {
+	return &verdictWriter{tx: tx, actor: actor, taxonomyVersion: taxonomyVersion, rulesVersion: rulesVersion, stamp: stamp}
 }
 
 func (w *verdictWriter) close() {
-	for _, st := range w.inserts {
-		st.Close()
-	}
-	if w.chunk != nil {
-		w.chunk.Close()
+	if w.insert != nil {
+		w.insert.Close()
 	}
 }
 
-// write stores every event of l, whose blocks encodeVerdicts made.
+// write stores every event of l, whose groups encodeVerdicts made. The
+// events' trace ids must ascend.
 func (w *verdictWriter) write(ctx context.Context, l labelled) error {
-	for i := 0; i < len(l.events); i += ruleEventBatch {
-		if err := w.insert(ctx, l, i, min(i+ruleEventBatch, len(l.events))); err != nil {
+	for g, i := 0, 0; i < len(l.events); g, i = g+1, i+ruleEventBatch {
+		if err := w.row(ctx, l.events[i:min(i+ruleEventBatch, len(l.events))], l.groups[g]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// insert writes events i..j of l, block i/ruleEventBatch, in one INSERT.
-func (w *verdictWriter) insert(ctx context.Context, l labelled, i, j int) error {
-	k := j - i
-	st := w.inserts[k]
-	if st == nil {
-		row := "(?,'rules','rule',?,?,''," + sqlString(w.taxonomyVersion) + "," + sqlString(w.rulesVersion) + ",?,?,?,NULL,''," + sqlString(w.stamp) + ")"
-		var err error
-		st, err = w.tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at) VALUES `+
-			strings.TrimSuffix(strings.Repeat(row+",", k), ","))
-		if err != nil {
-			return mapErr(err)
-		}
-		w.inserts[k] = st
-	}
-	args := make([]any, 0, 6*k)
-	for x := i; x < j; x++ {
-		e := l.events[x]
+// row writes one group of events as one rule_verdicts row.
+func (w *verdictWriter) row(ctx context.Context, events []triage.LabelEvent, g verdictGroup) error {
+	ids := make([]int64, len(events))
+	for x, e := range events {
 		v := e.Verdict
-		if e.Actor != triage.ActorRules || v.TaxonomyVersion != w.taxonomyVersion || v.RulesVersion != w.rulesVersion {
-			return fmt.Errorf("rule event for trace %d: actor %q, versions %q/%q, labelling under %q/%q", e.TraceID, e.Actor, v.TaxonomyVersion, v.RulesVersion, w.taxonomyVersion, w.rulesVersion)
+		if e.Actor != w.actor || v.TaxonomyVersion != w.taxonomyVersion || v.RulesVersion != w.rulesVersion {
+			return fmt.Errorf("rule event for trace %d: actor %q, versions %q/%q, labelling as %q under %q/%q", e.TraceID, e.Actor, v.TaxonomyVersion, v.RulesVersion, w.actor, w.taxonomyVersion, w.rulesVersion)
 		}
-		args = append(args, e.TraceID, v.Primary, string(l.secs[x]), string(v.Decision), v.Reason, string(v.Outcome))
+		if x > 0 && e.TraceID <= ids[x-1] {
+			return fmt.Errorf("rule events out of order: trace %d after %d", e.TraceID, ids[x-1])
+		}
+		ids[x] = e.TraceID
 	}
-	res, err := st.ExecContext(ctx, args...)
-	if err != nil {
-		return mapErr(err)
-	}
-	// One INSERT in a write transaction gives its rows consecutive ids,
-	// in VALUES order, ending at the last insert id.
-	last, err := res.LastInsertId()
-	if err != nil {
-		return mapErr(err)
-	}
-	if n, _ := res.RowsAffected(); n != int64(k) {
-		return fmt.Errorf("rule events: %d of %d written", n, k)
-	}
-	ids := make([]int64, k)
-	for x := range ids {
-		ids[x] = last - int64(k-1-x)
-	}
-	if w.chunk == nil {
-		if w.chunk, err = w.tx.PrepareContext(ctx, `INSERT INTO verdict_chunks (first_id, last_id, body) VALUES (?,?,?)`); err != nil {
+	if w.insert == nil {
+		var err error
+		if w.insert, err = w.tx.PrepareContext(ctx, `INSERT INTO rule_verdicts (first_trace, last_trace, actor, taxonomy_version, rules_version, created_at, labels, evidence) VALUES (?,?,?,?,?,?,?,?)`); err != nil {
 			return mapErr(err)
 		}
 	}
-	_, err = w.chunk.ExecContext(ctx, ids[0], last, chunkBody(ids, l.blocks[i/ruleEventBatch]))
+	_, err := w.insert.ExecContext(ctx, ids[0], ids[len(ids)-1], w.actor, w.taxonomyVersion, w.rulesVersion, w.stamp, labelsBlob(ids, g.tail), g.evidence)
 	return mapErr(err)
-}
-
-// sqlString quotes s as an SQL string literal. SQLite knows no escape but
-// the doubled quote; a NUL would end the literal early, so it is written
-// as a char() call instead.
-func sqlString(s string) string {
-	if strings.IndexByte(s, 0) >= 0 {
-		parts := strings.Split(s, "\x00")
-		for i, p := range parts {
-			parts[i] = sqlString(p)
-		}
-		return "(" + strings.Join(parts, "||char(0)||") + ")"
-	}
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // pending is the traces rules run will label: ids ascending, and each
@@ -279,6 +211,33 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 		}
 		if id >= 0 && id <= maxID {
 			done[id/64] |= 1 << (id % 64)
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return out, mapErr(err)
+	}
+	rows, err = q.QueryContext(ctx, `SELECT id, first_trace, labels FROM rule_verdicts WHERE taxonomy_version = ? AND rules_version = ?`, taxonomyVersion, rulesVersion)
+	if err != nil {
+		return out, mapErr(err)
+	}
+	for rows.Next() {
+		var row, first int64
+		var labels sql.RawBytes
+		if err := rows.Scan(&row, &first, &labels); err != nil {
+			rows.Close()
+			return out, mapErr(err)
+		}
+		ids, _, err := labelTraces(row, first, labels)
+		if err != nil {
+			rows.Close()
+			return out, err
+		}
+		for _, id := range ids {
+			if id >= 0 && id <= maxID {
+				done[id/64] |= 1 << (id % 64)
+			}
 		}
 	}
 	err = rows.Err()

@@ -14,6 +14,14 @@ import (
 // grow with the store: lists, reports and the review queue read 100,000
 // traces without holding them twice.
 func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *triage.LabelState) error) error {
+	lo, hi, err := traceRange(ctx, s.db, runID)
+	if err != nil {
+		return err
+	}
+	rules, err := loadRuleOverlay(ctx, s.db, lo, hi)
+	if err != nil {
+		return err
+	}
 	q := `SELECT ` + prefixed("t.", summaryCols) + `, ` + optionalEventCols("e.") + `
 		FROM traces t LEFT JOIN label_events e ON e.trace_id = t.id`
 	var args []any
@@ -49,7 +57,7 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 			folder.add(e)
 		}
 		events = events[:0]
-		return fn(cur, folder.done())
+		return fn(cur, withRule(folder.done(), cur.ID, rules.get(cur.ID)))
 	}
 	for rows.Next() {
 		sr, er = summaryRow{}, eventRow{}
@@ -73,6 +81,20 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 	return emit()
 }
 
+// withRule puts trace's chunked rule verdict, which is newer than any in
+// label_events, into its folded state st (nil when nothing else was said
+// about the trace).
+func withRule(st *triage.LabelState, trace int64, rule *triage.LabelEvent) *triage.LabelState {
+	if rule == nil {
+		return st
+	}
+	if st == nil {
+		st = &triage.LabelState{TraceID: trace}
+	}
+	st.Rule = eventOf(trace, rule)
+	return st
+}
+
 // LabelStates folds every event of a run's traces (all runs when runID is
 // empty) into per-trace states: the latest rule verdict, each reviewer's
 // live label and the latest live adjudication (undo applied to both).
@@ -84,7 +106,33 @@ func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.L
 		args = append(args, runID)
 	}
 	out := map[int64]*triage.LabelState{}
-	return out, s.foldStates(ctx, out, q+` ORDER BY trace_id, id`, args...)
+	if err := s.foldStates(ctx, out, q+` ORDER BY trace_id, id`, args...); err != nil {
+		return nil, err
+	}
+	lo, hi, err := traceRange(ctx, s.db, runID)
+	if err != nil {
+		return nil, err
+	}
+	var inRun func(int64) bool
+	if runID != "" {
+		ids, err := queryIDs(ctx, s.db, `SELECT id FROM traces WHERE run_id = ?`, runID)
+		if err != nil {
+			return nil, err
+		}
+		inRun = func(id int64) bool { _, ok := slices.BinarySearch(ids, id); return ok }
+	}
+	rules := map[int64]*triage.LabelEvent{}
+	if err := eachRuleVerdict(ctx, s.db, lo, hi, func(trace int64, ref verdictRef) {
+		if inRun == nil || inRun(trace) {
+			rules[trace] = ref.ev
+		}
+	}); err != nil {
+		return nil, err
+	}
+	for trace, rule := range rules {
+		out[trace] = withRule(out[trace], trace, rule)
+	}
+	return out, nil
 }
 
 // LabelStatesOf is LabelStates for the given traces only (a slice's
@@ -101,6 +149,22 @@ func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (map[int64]*tr
 		if err := s.foldStates(ctx, out, q, args...); err != nil {
 			return nil, err
 		}
+	}
+	want := make(map[int64]bool, len(traceIDs))
+	for _, id := range traceIDs {
+		want[id] = true
+	}
+	lo, hi := idRange(traceIDs)
+	rules := map[int64]*triage.LabelEvent{}
+	if err := eachRuleVerdict(ctx, s.db, lo, hi, func(trace int64, ref verdictRef) {
+		if want[trace] {
+			rules[trace] = ref.ev
+		}
+	}); err != nil {
+		return nil, err
+	}
+	for trace, rule := range rules {
+		out[trace] = withRule(out[trace], trace, rule)
 	}
 	return out, nil
 }
