@@ -67,6 +67,9 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 			var l labelled
 			l.events, l.err = label(rows)
 			if l.err == nil {
+				l.err = ofRows(l.events, rows)
+			}
+			if l.err == nil {
 				l.groups, l.err = encodeVerdicts(l.events)
 			}
 			ch <- l
@@ -109,13 +112,31 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	return n, mapErr(tx.Commit())
 }
 
+// ofRows checks that events label rows of the batch, in their order, at
+// most one each: rule_verdicts has no foreign key, and a verdict on a
+// trace the batch does not hold would name one that may not exist.
+func ofRows(events []triage.LabelEvent, rows []StoredRow) error {
+	j := 0
+	for _, e := range events {
+		for j < len(rows) && rows[j].ID < e.TraceID {
+			j++
+		}
+		if j == len(rows) || rows[j].ID != e.TraceID {
+			return fmt.Errorf("rule event for trace %d, which is not one of the batch's pending traces (or is out of order)", e.TraceID)
+		}
+		j++
+	}
+	return nil
+}
+
 // encodeVerdicts encodes each run of ruleEventBatch events as one
 // rule_verdicts row: together their evidence compresses to a fraction of
 // what it did verdict by verdict, and their summaries repeat.
 func encodeVerdicts(events []triage.LabelEvent) ([]verdictGroup, error) {
 	var groups []verdictGroup
+	var sc groupScratch
 	for lo := 0; lo < len(events); lo += ruleEventBatch {
-		g, err := encodeGroup(events[lo:min(lo+ruleEventBatch, len(events))])
+		g, err := encodeGroup(events[lo:min(lo+ruleEventBatch, len(events))], &sc)
 		if err != nil {
 			return nil, err
 		}

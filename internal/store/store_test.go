@@ -463,28 +463,31 @@ func TestFillBodies(t *testing.T) {
 	require.ErrorContains(t, err, "trace 21")
 }
 
-// LabelPending turns foreign key checks off for its own transaction only:
-// afterwards the store enforces them again.
-func TestLabelPendingRestoresForeignKeys(t *testing.T) {
+// rule_verdicts has no foreign key, so LabelPending refuses a verdict on
+// a trace its batch does not hold (one that may not exist, or a second
+// verdict on one trace), and writes nothing.
+func TestLabelPendingRefusesVerdictsOnOtherTraces(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := openTest(t)
-	importAll(t, db, trace("r", "T", 1, "h1"))
-	n, err := db.LabelPending(ctx, "", "tax", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
-		var out []triage.LabelEvent
-		for _, r := range rows {
-			out = append(out, triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
-				Verdict: &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, TaxonomyVersion: "tax", RulesVersion: "1"}})
-		}
-		return out, nil
-	})
-	require.NoError(t, err)
-	require.Equal(t, 1, n)
-	var on int
-	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&on))
-	require.Equal(t, 1, on)
-	_, err = db.db.ExecContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, created_at) VALUES (999, 'x', 'human', 'now')`)
-	require.Error(t, err, "a label for a trace that does not exist must be refused")
+	importAll(t, db, trace("r", "T", 1, "h1"), trace("r", "T", 2, "h2"))
+	for name, ids := range map[string][]int64{"missing trace": {1, 999}, "twice": {1, 1}, "out of order": {2, 1}} {
+		_, err := db.LabelPending(ctx, "", "tax", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+			var out []triage.LabelEvent
+			for _, id := range ids {
+				out = append(out, triage.LabelEvent{TraceID: id, Actor: triage.ActorRules, Kind: triage.KindRule,
+					Verdict: &triage.Verdict{Primary: triage.ScorerRed, Decision: triage.DecisionLeftover, TaxonomyVersion: "tax", RulesVersion: "1"}})
+			}
+			return out, nil
+		})
+		require.ErrorContains(t, err, "not one of the batch's pending traces", name)
+		var n int
+		require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM rule_verdicts`).Scan(&n))
+		require.Zero(t, n, name)
+	}
+	_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: 999, Actor: triage.ActorRules, Kind: triage.KindRule,
+		Verdict: &triage.Verdict{Primary: triage.ScorerRed, TaxonomyVersion: "tax", RulesVersion: "1"}})
+	require.ErrorIs(t, err, ErrNotFound, "a rule event on a trace that does not exist")
 }
 
 func TestLabelStatesOfMatchesLabelStates(t *testing.T) {

@@ -1,0 +1,85 @@
+package store
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// A rule_verdicts row gives back every verdict's trace, summary and rest
+// as json.Marshal then json.Unmarshal would, for groups of every size
+// and verdicts holding every awkward string.
+func TestRuleVerdictRowRoundTrip(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	var sc groupScratch
+	for range 200 {
+		n := 1 + r.IntN(ruleEventBatch)
+		events := make([]triage.LabelEvent, n)
+		trace := int64(1 + r.IntN(1000))
+		for i := range events {
+			v := randomVerdict(r)
+			v.Primary = []string{triage.ToolLoop, triage.ScorerRed, verdictJSONStrings[r.IntN(len(verdictJSONStrings))]}[r.IntN(3)]
+			v.Decision = []triage.Decision{triage.DecisionCertain, triage.DecisionLeftover}[r.IntN(2)]
+			v.Reason = verdictJSONStrings[r.IntN(len(verdictJSONStrings))]
+			v.Outcome = []triage.Outcome{triage.OutcomeFailed, "", triage.OutcomeSuccess}[r.IntN(3)]
+			events[i] = triage.LabelEvent{TraceID: trace, Verdict: v}
+			trace += 1 + int64(r.IntN(3))*int64(r.IntN(1000))
+		}
+		g, err := encodeGroup(events, &sc)
+		require.NoError(t, err)
+		ids := make([]int64, n)
+		for i, e := range events {
+			ids[i] = e.TraceID
+		}
+		l, err := decodeLabels(7, ids[0], labelsBlob(ids, g.tail))
+		require.NoError(t, err)
+		require.Equal(t, ids, l.traces)
+		require.LessOrEqual(t, len(l.sums), n)
+		rests, err := decodeEvidence(7, n, g.evidence)
+		require.NoError(t, err)
+		for i, e := range events {
+			v := e.Verdict
+			sec, _ := json.Marshal(nonNil(v.Secondary))
+			require.Equal(t, ruleSum{v.Primary, string(sec), string(v.Decision), v.Reason, string(v.Outcome)}, l.sums[l.which[i]], "verdict %d", i)
+			var want, got verdictRest
+			b, err := json.Marshal(verdictRest{v.Fired, v.Evidence, v.Unevaluated})
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &want))
+			require.NoError(t, json.Unmarshal(rests[i], &got), "verdict %d", i)
+			require.Equal(t, want, got, "verdict %d", i)
+		}
+	}
+}
+
+// Damaged labels and evidence are errors, never a panic or a verdict
+// that names a summary the row does not hold.
+func FuzzDecodeRuleVerdicts(f *testing.F) {
+	var sc groupScratch
+	v := &triage.Verdict{Primary: triage.ToolLoop, Secondary: []string{"x"}, Fired: []string{triage.ToolLoop}, Evidence: []triage.Evidence{{Rule: "r", Message: "m"}}}
+	g, _ := encodeGroup([]triage.LabelEvent{{TraceID: 3, Verdict: v}, {TraceID: 9, Verdict: v}}, &sc)
+	f.Add(labelsBlob([]int64{3, 9}, g.tail), g.evidence, 2)
+	f.Add([]byte{labelsMagic, 1, 0, 0}, []byte{}, 1)
+	f.Fuzz(func(t *testing.T, labels, evidence []byte, n int) {
+		if l, err := decodeLabels(1, 5, labels); err == nil {
+			for i, w := range l.which {
+				if int(w) >= len(l.sums) {
+					t.Fatalf("verdict %d names summary %d of %d", i, w, len(l.sums))
+				}
+				if i > 0 && l.traces[i] <= l.traces[i-1] {
+					t.Fatalf("traces out of order: %v", l.traces)
+				}
+			}
+		}
+		if n < 0 || n > 1<<16 {
+			return
+		}
+		if rests, err := decodeEvidence(1, n, evidence); err == nil && len(rests) != n {
+			t.Fatalf("%d entries for %d", len(rests), n)
+		}
+	})
+}
