@@ -171,8 +171,10 @@ func (c *chunk) find(id int64) (raw, norm []byte, ok bool) {
 	return c.raws[i], c.norms[i], true
 }
 
-// The two tables of chunks: trace bodies by trace id, and rule verdicts'
-// evidence by label event id (migration 0004).
+// The two tables of chunks: trace bodies by trace id, and the evidence of
+// rule verdicts written as label_events rows, by label event id
+// (migration 0004; since 0005 verdicts are rule_verdicts rows, and stores
+// labelled before keep theirs here).
 const (
 	traceChunks   = "trace_chunks"
 	verdictChunks = "verdict_chunks"

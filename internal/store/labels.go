@@ -316,16 +316,17 @@ func (s *DB) legacyVerdicts(ctx context.Context, traceIDs []int64) (map[int64]*t
 	return out, nil
 }
 
-// verdictRest is what a stored verdict holds beyond its label_events
-// columns; its keys are triage.Verdict's.
+// verdictRest is what a stored verdict holds beyond its summary (the
+// evidence of a rule_verdicts row, or an old label_events row's verdict
+// column); its keys are triage.Verdict's.
 type verdictRest struct {
 	Fired       []string          `json:"fired"`
 	Evidence    []triage.Evidence `json:"evidence"`
 	Unevaluated []triage.Evidence `json:"unevaluated,omitempty"`
 }
 
-// fullVerdict completes the verdict built from the columns with its
-// packed body (verdictBody).
+// fullVerdict completes a verdict built from label_events columns with
+// its packed body, as stores labelled before migration 0005 hold it.
 func fullVerdict(v *triage.Verdict, body []byte) (*triage.Verdict, error) {
 	if len(body) == 0 {
 		return v, nil

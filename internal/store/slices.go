@@ -25,8 +25,9 @@ type Slice struct {
 // sliceLabelled counts the people's label events on the slice that name
 // (an SQL expression) names: a slice with any is frozen. It reads the
 // partial index of people's events (migration 0002), so it never scans
-// the rule verdicts, one a trace, that make up most of label_events: a
-// review or adjudication of a slice asks it on every open.
+// the rule verdicts, one a trace, that make up most of label_events in a
+// store labelled before migration 0005: a review or adjudication of a
+// slice asks it on every open.
 func sliceLabelled(name string) string {
 	return `(SELECT count(*) FROM label_events INDEXED BY label_events_human WHERE kind != 'rule' AND slice = ` + name + `)`
 }
