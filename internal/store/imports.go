@@ -44,6 +44,8 @@ type Import struct {
 	tx       *sql.Tx
 	rej      *sql.Stmt
 	insFull  *sql.Stmt
+	// insertSQL builds the INSERT of n traces, with the import's time in it.
+	insertSQL func(n int) string
 	lookFull *sql.Stmt
 	chunk    *sql.Stmt
 	runs     map[string]bool
@@ -104,9 +106,10 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
 	}
 	im := &Import{conn: conn, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult}
+	im.insertSQL = insertSQL(im.stamp)
 	im.rej, err = tx.PrepareContext(ctx, `INSERT INTO rejects (file, line, reason, raw, raw_sha256, created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`)
 	if err == nil {
-		im.insFull, err = tx.PrepareContext(ctx, insertSQL(importBatch))
+		im.insFull, err = tx.PrepareContext(ctx, im.insertSQL(importBatch))
 	}
 	if err == nil {
 		im.lookFull, err = tx.PrepareContext(ctx, lookupSQL(importBatch))
@@ -156,9 +159,28 @@ const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_co
 // binds no NULL to a NOT NULL column and no value of the wrong type, so
 // the only row IGNORE skips is a key already stored: the duplicate the
 // lookup then reports.
-func insertSQL(n int) string {
-	row := "(" + placeholders(18) + ")"
-	return `INSERT OR IGNORE INTO traces (` + traceInsertCols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+//
+// Binding a text parameter costs a C allocation, a copy and a free under
+// the connection's mutex: the import's time is written into the SQL as a
+// literal, and the text columns that are mostly empty (model, agent,
+// prompt, outcome) are bound as NULL when empty and coalesced to '' by
+// SQLite, so that no NULL reaches them.
+func insertSQL(stamp string) func(n int) string {
+	row := "(?,?,?,coalesce(?,''),coalesce(?,''),coalesce(?,''),?,coalesce(?,''),?,?,?,?,?,?,?,?,?," + sqlQuote(stamp) + ")"
+	return func(n int) string {
+		return `INSERT OR IGNORE INTO traces (` + traceInsertCols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+	}
+}
+
+// sqlQuote quotes s, which holds no NUL, as an SQL string literal.
+func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// orNull is s, or NULL when s is empty (see insertSQL).
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func lookupSQL(n int) string {
@@ -372,11 +394,11 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 		if t.Tokens != nil {
 			tin, tout = t.Tokens.Input, t.Tokens.Output
 		}
-		args = append(args, t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID, nullInt(t.ExitCode), string(t.Outcome),
-			len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, a.Line, im.stamp)
+		args = append(args, t.RunID, t.TaskID, t.Seed, orNull(t.Model), orNull(t.Agent), orNull(t.PromptID), nullInt(t.ExitCode), orNull(string(t.Outcome)),
+			len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, a.Line)
 	}
 	im.args = args[:0]
-	st, done, err := im.stmt(ctx, im.insFull, len(ins), insertSQL)
+	st, done, err := im.stmt(ctx, im.insFull, len(ins), im.insertSQL)
 	if err != nil {
 		return 0, err
 	}

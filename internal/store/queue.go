@@ -62,9 +62,14 @@ func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool, li
 		ON r.id = (SELECT max(e.id) FROM label_events e WHERE e.trace_id = t.id AND e.kind = 'rule')`
 	}
 	var args []any
-	if runID != "" {
+	switch {
+	case runID != "" && limit > 0:
 		q += ` WHERE t.run_id = ?`
 		args = append(args, runID)
+	case runID != "":
+		cond, condArgs := inRun("t.", lo, hi, runID)
+		q += ` WHERE ` + cond
+		args = append(args, condArgs...)
 	}
 	if limit > 0 {
 		q += ` ORDER BY t.run_id, t.task_id, t.seed`

@@ -268,7 +268,13 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 	}
 	query, args := `SELECT id, run_id FROM traces ORDER BY id`, []any(nil)
 	if runID != "" {
-		query, args = `SELECT id, run_id FROM traces WHERE run_id = ? ORDER BY id`, []any{runID}
+		lo, hi, err := traceRange(ctx, q, runID)
+		if err != nil {
+			return out, err
+		}
+		var cond string
+		cond, args = inRun("", lo, hi, runID)
+		query = `SELECT id, run_id FROM traces WHERE ` + cond + ` ORDER BY id`
 	}
 	rs, err := q.QueryContext(ctx, query, args...)
 	if err != nil {

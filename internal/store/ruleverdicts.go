@@ -330,6 +330,17 @@ func traceRange(ctx context.Context, q querier, runID string) (lo, hi int64, err
 	return lo, hi, mapErr(err)
 }
 
+// inRun is the condition that keeps the traces of run (between lo and
+// hi, its traceRange) in a query that walks traces in id order, with the
+// traces table's alias prefix ("t." or ""). The id range lets SQLite walk
+// the table from the run's first trace to its last; `run_id = ?` alone
+// walks the (run, task, seed) index and sorts every row by id before the
+// first comes back (0.37 s of `report` on 100k traces). The unary plus
+// keeps SQLite from choosing that index anyway.
+func inRun(prefix string, lo, hi int64, runID string) (string, []any) {
+	return prefix + `id BETWEEN ? AND ? AND +` + prefix + `run_id = ?`, []any{lo, hi, runID}
+}
+
 // idRange returns the lowest and highest of ids; hi < lo when empty.
 func idRange(ids []int64) (lo, hi int64) {
 	if len(ids) == 0 {

@@ -26,8 +26,9 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 		FROM traces t LEFT JOIN label_events e ON e.trace_id = t.id`
 	var args []any
 	if runID != "" {
-		q += ` WHERE t.run_id = ?`
-		args = append(args, runID)
+		cond, condArgs := inRun("t.", lo, hi, runID)
+		q += ` WHERE ` + cond
+		args = append(args, condArgs...)
 	}
 	// Ordering by t.id alone lets SQLite walk traces and their index
 	// entries without a sorter per trace ("temp b-tree for right part of
