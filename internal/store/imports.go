@@ -40,18 +40,18 @@ type Reject struct {
 // callback given to BeginImport, in the order added, at the latest on
 // Flush or Commit. It is not safe for concurrent use.
 type Import struct {
-	conn     *sql.Conn
-	tx       *sql.Tx
-	rej      *sql.Stmt
-	insFull  *sql.Stmt
+	conn    *sql.Conn
+	tx      *sql.Tx
+	rej     *sql.Stmt
+	insFull *sql.Stmt
 	// insertSQL builds the INSERT of n traces, with the import's time in it.
 	insertSQL func(n int) string
-	lookFull *sql.Stmt
-	chunk    *sql.Stmt
-	runs     map[string]bool
-	stamp    string
-	closed   bool
-	pending  []Added
+	lookFull  *sql.Stmt
+	chunk     *sql.Stmt
+	runs      map[string]bool
+	stamp     string
+	closed    bool
+	pending   []Added
 	// pendingBytes is the bodies' size in pending: a batch also ends at
 	// importBatchBytes, so a file of large traces holds few at once.
 	pendingBytes int
@@ -163,7 +163,7 @@ const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_co
 // Binding a text parameter costs a C allocation, a copy and a free under
 // the connection's mutex: the import's time is written into the SQL as a
 // literal, and the text columns that are mostly empty (model, agent,
-// prompt, outcome) are bound as NULL when empty and coalesced to '' by
+// prompt, outcome) are bound as NULL when empty and coalesced to ” by
 // SQLite, so that no NULL reaches them.
 func insertSQL(stamp string) func(n int) string {
 	row := "(?,?,?,coalesce(?,''),coalesce(?,''),coalesce(?,''),?,coalesce(?,''),?,?,?,?,?,?,?,?,?," + sqlQuote(stamp) + ")"
