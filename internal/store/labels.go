@@ -172,14 +172,19 @@ func scanEvent(r scanner) (triage.LabelEvent, error) {
 
 // History returns a trace's events in time order; actor filters when
 // set.
-func (s *DB) History(ctx context.Context, traceID int64, actor string) ([]triage.LabelEvent, error) {
+func (s *DB) History(ctx context.Context, traceID int64, actor string) (out []triage.LabelEvent, err error) {
+	err = s.snapshot(ctx, func(db querier) error { out, err = history(ctx, db, traceID, actor); return err })
+	return out, err
+}
+
+func history(ctx context.Context, db querier, traceID int64, actor string) ([]triage.LabelEvent, error) {
 	q := `SELECT ` + eventCols + ` FROM label_events WHERE trace_id = ?`
 	args := []any{traceID}
 	if actor != "" {
 		q += ` AND actor = ?`
 		args = append(args, actor)
 	}
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY id`, args...)
+	rows, err := db.QueryContext(ctx, q+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -195,7 +200,7 @@ func (s *DB) History(ctx context.Context, traceID int64, actor string) ([]triage
 	if err := rows.Err(); err != nil {
 		return nil, mapErr(err)
 	}
-	rules, err := ruleHistory(ctx, s.db, traceID, actor)
+	rules, err := ruleHistory(ctx, db, traceID, actor)
 	if err != nil || len(rules) == 0 {
 		return out, err
 	}
@@ -222,12 +227,17 @@ func (s *DB) Verdict(ctx context.Context, traceID int64) (*triage.Verdict, error
 
 // Verdicts returns the rules' latest full verdict on each of the traces
 // that have one, reading them in batches rather than one query a trace.
-func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.Verdict, error) {
-	out, err := chunkedVerdicts(ctx, s.db, traceIDs)
+func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (out map[int64]*triage.Verdict, err error) {
+	err = s.snapshot(ctx, func(db querier) error { out, err = verdicts(ctx, db, traceIDs); return err })
+	return out, err
+}
+
+func verdicts(ctx context.Context, db querier, traceIDs []int64) (map[int64]*triage.Verdict, error) {
+	out, err := chunkedVerdicts(ctx, db, traceIDs)
 	if err != nil {
 		return nil, err
 	}
-	legacy, err := legacyRuleEvents(ctx, s.db)
+	legacy, err := legacyRuleEvents(ctx, db)
 	if err != nil || !legacy {
 		return out, err
 	}
@@ -239,7 +249,7 @@ func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.
 			rest = append(rest, id)
 		}
 	}
-	old, err := s.legacyVerdicts(ctx, rest)
+	old, err := legacyVerdicts(ctx, db, rest)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +259,7 @@ func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.
 
 // legacyVerdicts reads verdicts from label_events, where stores labelled
 // before migration 0005 keep them.
-func (s *DB) legacyVerdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.Verdict, error) {
+func legacyVerdicts(ctx context.Context, db querier, traceIDs []int64) (map[int64]*triage.Verdict, error) {
 	type latest struct {
 		event int64
 		v     *triage.Verdict
@@ -260,7 +270,7 @@ func (s *DB) legacyVerdicts(ctx context.Context, traceIDs []int64) (map[int64]*t
 	for lo := 0; lo < len(traceIDs); lo += batch {
 		ids := traceIDs[lo:min(lo+batch, len(traceIDs))]
 		args := idArgs(ids)
-		rows, err := s.db.QueryContext(ctx, `SELECT `+eventCols+`, verdict FROM label_events
+		rows, err := db.QueryContext(ctx, `SELECT `+eventCols+`, verdict FROM label_events
 			WHERE kind = 'rule' AND trace_id IN (`+placeholders(len(ids))+`) ORDER BY trace_id, id`, args...)
 		if err != nil {
 			return nil, mapErr(err)
@@ -300,7 +310,7 @@ func (s *DB) legacyVerdicts(ctx context.Context, traceIDs []int64) (map[int64]*t
 	for _, f := range chunked {
 		if c == nil || f.event > c.last {
 			var err error
-			if c, err = chunkOf(ctx, s.db, verdictChunks, f.event); err != nil {
+			if c, err = chunkOf(ctx, db, verdictChunks, f.event); err != nil {
 				return nil, err
 			}
 		}

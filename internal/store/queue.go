@@ -40,16 +40,21 @@ type QueueRow struct {
 // walking the (run, task, seed) index and stopping there, so that they
 // come at once however large the store: the review screen shows them
 // while the rest loads.
-func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool, limit int) ([]QueueRow, error) {
-	lo, hi, err := traceRange(ctx, s.db, runID)
+func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool, limit int) (out []QueueRow, err error) {
+	err = s.snapshot(ctx, func(db querier) error { out, err = queueRows(ctx, db, runID, leftoversOnly, limit); return err })
+	return out, err
+}
+
+func queueRows(ctx context.Context, db querier, runID string, leftoversOnly bool, limit int) ([]QueueRow, error) {
+	lo, hi, err := traceRange(ctx, db, runID)
 	if err != nil {
 		return nil, err
 	}
-	rules, err := loadRuleOverlay(ctx, s.db, lo, hi)
+	rules, err := loadRuleOverlay(ctx, db, lo, hi)
 	if err != nil {
 		return nil, err
 	}
-	legacy, err := legacyRuleEvents(ctx, s.db)
+	legacy, err := legacyRuleEvents(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +81,7 @@ func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool, li
 	} else {
 		q += ` ORDER BY t.id`
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}

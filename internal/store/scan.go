@@ -14,11 +14,15 @@ import (
 // grow with the store: lists, reports and the review queue read 100,000
 // traces without holding them twice.
 func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *triage.LabelState) error) error {
-	lo, hi, err := traceRange(ctx, s.db, runID)
+	return s.snapshot(ctx, func(db querier) error { return each(ctx, db, runID, fn) })
+}
+
+func each(ctx context.Context, db querier, runID string, fn func(TraceSummary, *triage.LabelState) error) error {
+	lo, hi, err := traceRange(ctx, db, runID)
 	if err != nil {
 		return err
 	}
-	rules, err := loadRuleOverlay(ctx, s.db, lo, hi)
+	rules, err := loadRuleOverlay(ctx, db, lo, hi)
 	if err != nil {
 		return err
 	}
@@ -33,7 +37,7 @@ func (s *DB) Each(ctx context.Context, runID string, fn func(TraceSummary, *tria
 	// Ordering by t.id alone lets SQLite walk traces and their index
 	// entries without a sorter per trace ("temp b-tree for right part of
 	// ORDER BY"); a trace's few events are put in id order here.
-	rows, err := s.db.QueryContext(ctx, q+` ORDER BY t.id`, args...)
+	rows, err := db.QueryContext(ctx, q+` ORDER BY t.id`, args...)
 	if err != nil {
 		return mapErr(err)
 	}
@@ -99,7 +103,12 @@ func withRule(st *triage.LabelState, trace int64, rule *triage.LabelEvent) *tria
 // LabelStates folds every event of a run's traces (all runs when runID is
 // empty) into per-trace states: the latest rule verdict, each reviewer's
 // live label and the latest live adjudication (undo applied to both).
-func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.LabelState, error) {
+func (s *DB) LabelStates(ctx context.Context, runID string) (out map[int64]*triage.LabelState, err error) {
+	err = s.snapshot(ctx, func(db querier) error { out, err = labelStates(ctx, db, runID); return err })
+	return out, err
+}
+
+func labelStates(ctx context.Context, db querier, runID string) (map[int64]*triage.LabelState, error) {
 	q := `SELECT ` + eventCols + ` FROM label_events`
 	var args []any
 	if runID != "" {
@@ -107,23 +116,23 @@ func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.L
 		args = append(args, runID)
 	}
 	out := map[int64]*triage.LabelState{}
-	if err := s.foldStates(ctx, out, q+` ORDER BY trace_id, id`, args...); err != nil {
+	if err := foldStates(ctx, db, out, q+` ORDER BY trace_id, id`, args...); err != nil {
 		return nil, err
 	}
-	lo, hi, err := traceRange(ctx, s.db, runID)
+	lo, hi, err := traceRange(ctx, db, runID)
 	if err != nil {
 		return nil, err
 	}
 	var inRun func(int64) bool
 	if runID != "" {
-		ids, err := queryIDs(ctx, s.db, `SELECT id FROM traces WHERE run_id = ?`, runID)
+		ids, err := queryIDs(ctx, db, `SELECT id FROM traces WHERE run_id = ?`, runID)
 		if err != nil {
 			return nil, err
 		}
 		inRun = func(id int64) bool { _, ok := slices.BinarySearch(ids, id); return ok }
 	}
 	rules := map[int64]*triage.LabelEvent{}
-	if err := eachRuleVerdict(ctx, s.db, lo, hi, func(trace int64, ref verdictRef) {
+	if err := eachRuleVerdict(ctx, db, lo, hi, func(trace int64, ref verdictRef) {
 		if inRun == nil || inRun(trace) {
 			rules[trace] = ref.ev
 		}
@@ -140,14 +149,19 @@ func (s *DB) LabelStates(ctx context.Context, runID string) (map[int64]*triage.L
 // items), reading their events instead of every event of their run: a
 // slice of 200 traces in a run of a million folds 200 states, not a
 // million. Traces nothing was said about are absent.
-func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (map[int64]*triage.LabelState, error) {
+func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (out map[int64]*triage.LabelState, err error) {
+	err = s.snapshot(ctx, func(db querier) error { out, err = labelStatesOf(ctx, db, traceIDs); return err })
+	return out, err
+}
+
+func labelStatesOf(ctx context.Context, db querier, traceIDs []int64) (map[int64]*triage.LabelState, error) {
 	out := make(map[int64]*triage.LabelState, len(traceIDs))
 	const chunk = 500
 	for lo := 0; lo < len(traceIDs); lo += chunk {
 		ids := traceIDs[lo:min(lo+chunk, len(traceIDs))]
 		args := idArgs(ids)
 		q := `SELECT ` + eventCols + ` FROM label_events WHERE trace_id IN (` + placeholders(len(ids)) + `) ORDER BY trace_id, id`
-		if err := s.foldStates(ctx, out, q, args...); err != nil {
+		if err := foldStates(ctx, db, out, q, args...); err != nil {
 			return nil, err
 		}
 	}
@@ -157,7 +171,7 @@ func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (map[int64]*tr
 	}
 	lo, hi := idRange(traceIDs)
 	rules := map[int64]*triage.LabelEvent{}
-	if err := eachRuleVerdict(ctx, s.db, lo, hi, func(trace int64, ref verdictRef) {
+	if err := eachRuleVerdict(ctx, db, lo, hi, func(trace int64, ref verdictRef) {
 		if want[trace] {
 			rules[trace] = ref.ev
 		}
@@ -172,8 +186,8 @@ func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (map[int64]*tr
 
 // foldStates folds the events query returns, in trace and id order, into
 // out, one state per trace that has any.
-func (s *DB) foldStates(ctx context.Context, out map[int64]*triage.LabelState, query string, args ...any) error {
-	rows, err := s.db.QueryContext(ctx, query, args...)
+func foldStates(ctx context.Context, db querier, out map[int64]*triage.LabelState, query string, args ...any) error {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return mapErr(err)
 	}

@@ -316,3 +316,17 @@ func unpackRow(b []byte) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// snapshot runs read in one read-only transaction, so that the several
+// queries of one read (the rule verdicts, then the traces and their
+// events) see one state of the store while an import or a rules run
+// commits beside them. A read-only transaction is deferred: it takes no
+// write lock, and WAL lets writers go on.
+func (s *DB) snapshot(ctx context.Context, read func(db querier) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return mapErr(err)
+	}
+	defer tx.Rollback()
+	return read(tx)
+}
