@@ -178,19 +178,38 @@ func TestVerdictEvidenceFromChunks(t *testing.T) {
 	require.Empty(t, problems)
 }
 
-// pendingTraces answers what the correlated query it replaced answers,
-// with each trace's run, for every run filter and version, on a store
-// where traces carry verdicts under several versions, human labels only,
-// or nothing.
+// pendingTraces answers what each trace's history says, with each
+// trace's run, for every run filter and version, on a store where traces
+// carry verdicts under several versions (some from before migration
+// 0005), human labels only, or nothing; both when runs' ids interleave
+// (a scan of the traces) and when each run's ids are consecutive (the
+// runs' spans, no trace row read).
 func TestPendingIDsMatchesTheQuery(t *testing.T) {
 	t.Parallel()
+	for _, consecutive := range []bool{false, true} {
+		t.Run(fmt.Sprint("consecutive=", consecutive), func(t *testing.T) {
+			t.Parallel()
+			testPendingIDs(t, consecutive)
+		})
+	}
+}
+
+func testPendingIDs(t *testing.T, consecutive bool) {
 	ctx := context.Background()
 	db := openTest(t)
 	var batch []*triage.Trace
 	for i := range 300 {
-		batch = append(batch, trace([]string{"a", "b", "c"}[i%3], "T", i, fmt.Sprint("h", i)))
+		run := []string{"a", "b", "c"}[i%3]
+		if consecutive {
+			run = []string{"a", "b", "c"}[i/100]
+		}
+		batch = append(batch, trace(run, "T", i, fmt.Sprint("h", i)))
 	}
 	importAll(t, db, batch...)
+	var probe pending
+	ok, err := pendingInSpans(ctx, db.db, "", 300, make([]uint64, 5), &probe)
+	require.NoError(t, err)
+	require.Equal(t, consecutive, ok, "the runs' spans are used exactly when each run's ids are consecutive")
 	for _, v := range []string{"v1", "v2"} {
 		_, err := db.LabelPending(ctx, "", v, "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
 			var out []triage.LabelEvent
@@ -205,7 +224,7 @@ func TestPendingIDsMatchesTheQuery(t *testing.T) {
 		})
 		require.NoError(t, err)
 	}
-	_, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: 8, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop})
+	_, err = db.AppendLabel(ctx, triage.LabelEvent{TraceID: 8, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop})
 	require.NoError(t, err)
 	// Traces labelled before migration 0005, under v3 and v1.
 	writeLegacyVerdicts(t, db, []triage.LabelEvent{legacyVerdict(4, triage.Timeout, "v3"), legacyVerdict(9, triage.Timeout, "v3")}, false)

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -266,6 +268,9 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 	if err != nil {
 		return out, mapErr(err)
 	}
+	if ok, err := pendingInSpans(ctx, q, runID, maxID, done, &out); ok || err != nil {
+		return out, err
+	}
 	query, args := `SELECT id, run_id FROM traces ORDER BY id`, []any(nil)
 	if runID != "" {
 		lo, hi, err := traceRange(ctx, q, runID)
@@ -301,6 +306,57 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 		out.run = append(out.run, k)
 	}
 	return out, mapErr(rs.Err())
+}
+
+// pendingInSpans is pendingTraces' shortcut for the usual store, where
+// each run's traces have consecutive ids (one import a run): the runs'
+// spans come from the (run, task, seed) index in one aggregate, and a
+// span whose count fills it holds exactly the run's traces, so no trace
+// row is read. It reports false, having added nothing, when some run's
+// ids are interleaved with another's.
+func pendingInSpans(ctx context.Context, q querier, runID string, maxID int64, done []uint64, out *pending) (bool, error) {
+	query, args := `SELECT run_id, min(id), max(id), count(*) FROM traces GROUP BY run_id`, []any(nil)
+	if runID != "" {
+		query, args = `SELECT run_id, min(id), max(id), count(*) FROM traces WHERE run_id = ? GROUP BY run_id`, []any{runID}
+	}
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return false, mapErr(err)
+	}
+	type span struct {
+		run       string
+		lo, hi, n int64
+	}
+	var spans []span
+	for rows.Next() {
+		var sp span
+		if err := rows.Scan(&sp.run, &sp.lo, &sp.hi, &sp.n); err != nil {
+			rows.Close()
+			return false, mapErr(err)
+		}
+		if sp.hi-sp.lo+1 != sp.n || sp.lo < 0 || sp.hi > maxID {
+			rows.Close()
+			return false, mapErr(rows.Err())
+		}
+		spans = append(spans, sp)
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return false, mapErr(err)
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	for _, sp := range spans {
+		k := uint32(len(out.runs))
+		out.runs = append(out.runs, sp.run)
+		for id := sp.lo; id <= sp.hi; id++ {
+			if done[id/64]&(1<<(id%64)) == 0 {
+				out.ids = append(out.ids, id)
+				out.run = append(out.run, k)
+			}
+		}
+	}
+	return true, nil
 }
 
 func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
