@@ -86,13 +86,19 @@ func packBodies(raws, norms [][]byte) []byte {
 // chunkBody puts the id header in front of a packed block. ids are
 // ascending and ids[0] is the chunk's first_id.
 func chunkBody(ids []int64, block []byte) []byte {
-	out := make([]byte, 0, 1+binary.MaxVarintLen32*(1+len(ids))+len(block))
-	out = append(out, chunkMagic)
+	return append(idHeader(chunkMagic, ids, len(block)), block...)
+}
+
+// idHeader writes the header chunks and rule_verdicts labels start with:
+// magic, uvarint n, n × uvarint (id − ids[0]); room for more bytes after.
+func idHeader(magic byte, ids []int64, more int) []byte {
+	out := make([]byte, 0, 1+binary.MaxVarintLen32*(1+len(ids))+more)
+	out = append(out, magic)
 	out = binary.AppendUvarint(out, uint64(len(ids)))
 	for _, id := range ids {
 		out = binary.AppendUvarint(out, uint64(id-ids[0]))
 	}
-	return append(out, block...)
+	return out
 }
 
 // errCorruptChunk names what is wrong with a stored chunk.
@@ -101,13 +107,19 @@ var errCorruptChunk = errors.New("stored chunk is corrupt")
 // headerIDs reads a chunk's id header and returns the ids and the packed
 // block after it.
 func headerIDs(first int64, body []byte) ([]int64, []byte, error) {
-	if len(body) == 0 || body[0] != chunkMagic {
-		return nil, nil, fmt.Errorf("%w: chunk %d has no header", errCorruptChunk, first)
+	return readIDHeader(chunkMagic, fmt.Sprintf("chunk %d has", first), first, body)
+}
+
+// readIDHeader reads an idHeader whose first id is first; owner names
+// what holds it in errors ("chunk 3 has").
+func readIDHeader(magic byte, owner string, first int64, b []byte) ([]int64, []byte, error) {
+	if len(b) == 0 || b[0] != magic {
+		return nil, nil, fmt.Errorf("%w: %s no header", errCorruptChunk, owner)
 	}
-	b := body[1:]
+	b = b[1:]
 	n, k := binary.Uvarint(b)
 	if k <= 0 || n > uint64(len(b)) {
-		return nil, nil, fmt.Errorf("%w: chunk %d has a bad count", errCorruptChunk, first)
+		return nil, nil, fmt.Errorf("%w: %s a bad count", errCorruptChunk, owner)
 	}
 	b = b[k:]
 	ids := make([]int64, n)
@@ -115,12 +127,12 @@ func headerIDs(first int64, body []byte) ([]int64, []byte, error) {
 	for i := range ids {
 		d, k := binary.Uvarint(b)
 		if k <= 0 || d > 1<<53 {
-			return nil, nil, fmt.Errorf("%w: chunk %d has a bad id", errCorruptChunk, first)
+			return nil, nil, fmt.Errorf("%w: %s a bad id", errCorruptChunk, owner)
 		}
 		b = b[k:]
 		ids[i] = first + int64(d)
 		if ids[i] <= prev {
-			return nil, nil, fmt.Errorf("%w: chunk %d has ids out of order", errCorruptChunk, first)
+			return nil, nil, fmt.Errorf("%w: %s ids out of order", errCorruptChunk, owner)
 		}
 		prev = ids[i]
 	}

@@ -222,26 +222,20 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 		return out, mapErr(err)
 	}
 	done := make([]uint64, maxID/64+1)
-	rows, err := q.QueryContext(ctx, `SELECT trace_id FROM label_events WHERE kind = 'rule' AND taxonomy_version = ? AND rules_version = ?`, taxonomyVersion, rulesVersion)
-	if err != nil {
-		return out, mapErr(err)
-	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return out, mapErr(err)
-		}
+	mark := func(id int64) {
 		if id >= 0 && id <= maxID {
 			done[id/64] |= 1 << (id % 64)
 		}
 	}
-	err = rows.Err()
-	rows.Close()
+	// Verdicts of stores labelled before migration 0005, then the rows.
+	old, err := queryIDs(ctx, q, `SELECT trace_id FROM label_events WHERE kind = 'rule' AND taxonomy_version = ? AND rules_version = ?`, taxonomyVersion, rulesVersion)
 	if err != nil {
-		return out, mapErr(err)
+		return out, err
 	}
-	rows, err = q.QueryContext(ctx, `SELECT id, first_trace, labels FROM rule_verdicts WHERE taxonomy_version = ? AND rules_version = ?`, taxonomyVersion, rulesVersion)
+	for _, id := range old {
+		mark(id)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, first_trace, labels FROM rule_verdicts WHERE taxonomy_version = ? AND rules_version = ?`, taxonomyVersion, rulesVersion)
 	if err != nil {
 		return out, mapErr(err)
 	}
@@ -258,9 +252,7 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 			return out, err
 		}
 		for _, id := range ids {
-			if id >= 0 && id <= maxID {
-				done[id/64] |= 1 << (id % 64)
-			}
+			mark(id)
 		}
 	}
 	err = rows.Err()

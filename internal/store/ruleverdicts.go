@@ -92,13 +92,7 @@ func encodeGroup(events []triage.LabelEvent, sc *groupScratch) (verdictGroup, er
 // labelsBlob puts the trace ids, strictly ascending, in front of a
 // group's tail.
 func labelsBlob(ids []int64, tail []byte) []byte {
-	out := make([]byte, 0, 1+binary.MaxVarintLen32*(1+len(ids))+len(tail))
-	out = append(out, labelsMagic)
-	out = binary.AppendUvarint(out, uint64(len(ids)))
-	for _, id := range ids {
-		out = binary.AppendUvarint(out, uint64(id-ids[0]))
-	}
-	return append(out, tail...)
+	return append(idHeader(labelsMagic, ids, len(tail)), tail...)
 }
 
 // ruleLabels is a decoded labels blob.
@@ -111,30 +105,7 @@ type ruleLabels struct {
 // labelTraces reads the trace ids of row's labels and returns what
 // follows them.
 func labelTraces(row, first int64, b []byte) ([]int64, []byte, error) {
-	if len(b) == 0 || b[0] != labelsMagic {
-		return nil, nil, fmt.Errorf("%w: rule verdicts %d have no header", errCorruptChunk, row)
-	}
-	b = b[1:]
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)) {
-		return nil, nil, fmt.Errorf("%w: rule verdicts %d have a bad count", errCorruptChunk, row)
-	}
-	b = b[k:]
-	ids := make([]int64, n)
-	prev := int64(-1)
-	for i := range ids {
-		d, k := binary.Uvarint(b)
-		if k <= 0 || d > 1<<53 {
-			return nil, nil, fmt.Errorf("%w: rule verdicts %d have a bad trace id", errCorruptChunk, row)
-		}
-		b = b[k:]
-		ids[i] = first + int64(d)
-		if ids[i] <= prev {
-			return nil, nil, fmt.Errorf("%w: rule verdicts %d have trace ids out of order", errCorruptChunk, row)
-		}
-		prev = ids[i]
-	}
-	return ids, b, nil
+	return readIDHeader(labelsMagic, fmt.Sprintf("rule verdicts %d have", row), first, b)
 }
 
 // decodeLabels decodes the labels blob of rule_verdicts row.

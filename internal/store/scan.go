@@ -131,24 +131,15 @@ func labelStates(ctx context.Context, db querier, runID string) (map[int64]*tria
 		}
 		inRun = func(id int64) bool { _, ok := slices.BinarySearch(ids, id); return ok }
 	}
-	rules := map[int64]*triage.LabelEvent{}
-	if err := eachRuleVerdict(ctx, db, lo, hi, func(trace int64, ref verdictRef) {
-		if inRun == nil || inRun(trace) {
-			rules[trace] = ref.ev
-		}
-	}); err != nil {
-		return nil, err
-	}
-	for trace, rule := range rules {
-		out[trace] = withRule(out[trace], trace, rule)
-	}
-	return out, nil
+	return out, addRules(ctx, db, out, lo, hi, inRun)
 }
 
 // LabelStatesOf is LabelStates for the given traces only (a slice's
 // items), reading their events instead of every event of their run: a
 // slice of 200 traces in a run of a million folds 200 states, not a
-// million. Traces nothing was said about are absent.
+// million (the rule verdicts' labels over the ids' range are read, about
+// three bytes a trace, no evidence). Traces nothing was said about are
+// absent.
 func (s *DB) LabelStatesOf(ctx context.Context, traceIDs []int64) (out map[int64]*triage.LabelState, err error) {
 	err = s.snapshot(ctx, func(db querier) error { out, err = labelStatesOf(ctx, db, traceIDs); return err })
 	return out, err
@@ -170,18 +161,24 @@ func labelStatesOf(ctx context.Context, db querier, traceIDs []int64) (map[int64
 		want[id] = true
 	}
 	lo, hi := idRange(traceIDs)
+	return out, addRules(ctx, db, out, lo, hi, func(id int64) bool { return want[id] })
+}
+
+// addRules puts the current rule verdict in rule_verdicts of each trace
+// in lo..hi that keep keeps (every one when keep is nil) into out.
+func addRules(ctx context.Context, db querier, out map[int64]*triage.LabelState, lo, hi int64, keep func(int64) bool) error {
 	rules := map[int64]*triage.LabelEvent{}
 	if err := eachRuleVerdict(ctx, db, lo, hi, func(trace int64, ref verdictRef) {
-		if want[trace] {
+		if keep == nil || keep(trace) {
 			rules[trace] = ref.ev
 		}
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	for trace, rule := range rules {
 		out[trace] = withRule(out[trace], trace, rule)
 	}
-	return out, nil
+	return nil
 }
 
 // foldStates folds the events query returns, in trace and id order, into
