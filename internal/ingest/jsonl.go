@@ -124,6 +124,17 @@ func DecodeStored(raw []byte, run string) (*triage.Trace, error) {
 var decoders = sync.Pool{New: func() any { return new(rowDecoder) }}
 
 func (d *rowDecoder) decode(raw []byte, defaultRun string) (*triage.Trace, error) {
+	// The direct pass decodes a well-formed row in one go; for anything
+	// else it defers to the tree decoder, which words every error.
+	if t := d.directTrace(raw, defaultRun); t != nil {
+		return t, nil
+	}
+	return d.decodeTree(raw, defaultRun)
+}
+
+// decodeTree decodes a row through a fastjson tree: the decoder of every
+// row the direct pass is not sure of, and the reference it is tested on.
+func (d *rowDecoder) decodeTree(raw []byte, defaultRun string) (*triage.Trace, error) {
 	if !d.trusted {
 		if i := bytes.IndexByte(raw, 0); i >= 0 {
 			return nil, fmt.Errorf("NUL byte at column %d", i+1)
