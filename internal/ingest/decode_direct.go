@@ -26,13 +26,26 @@ import (
 // which has its own limit (fastjson.MaxDepth) and words that error.
 const maxDirectDepth = 64
 
+// directRow is a trace with room for its small pointer fields: one
+// allocation instead of one per exit code, flag, number and token count,
+// which were most of a row's allocations. The fields point into the
+// block, which lives exactly as long as the trace.
+type directRow struct {
+	t     triage.Trace
+	exit  int
+	nums  [3]float64 // wall_s, wall_cap, cost_usd
+	flags [6]bool    // in top-key order from kWrittenTests
+	tok   triage.Tokens
+}
+
 // directTrace decodes raw with decodeDirect and, for untrusted rows,
 // hashes it; it returns nil when the tree decoder must decide.
 func (d *rowDecoder) directTrace(raw []byte, defaultRun string) *triage.Trace {
-	t := &triage.Trace{Source: "jsonl", Raw: raw}
-	if !d.decodeDirect(raw, t, defaultRun) {
+	r := &directRow{t: triage.Trace{Source: "jsonl", Raw: raw}}
+	if !d.decodeDirect(raw, r, defaultRun) {
 		return nil
 	}
+	t := &r.t
 	if !d.trusted {
 		sum := sha256.Sum256(raw)
 		t.ContentHash = hex.EncodeToString(sum[:])
@@ -40,12 +53,12 @@ func (d *rowDecoder) directTrace(raw []byte, defaultRun string) *triage.Trace {
 	return t
 }
 
-// decodeDirect fills t from raw, which it checks as strictly as the
+// decodeDirect fills r.t from raw, which it checks as strictly as the
 // untrusted path does (JSON grammar of every value, UTF-8, no NUL) in
-// every mode. It reports false, with t partly filled and to be dropped,
-// when the tree decoder must decide. It does not hash.
-func (d *rowDecoder) decodeDirect(raw []byte, t *triage.Trace, defaultRun string) bool {
-	b := raw
+// every mode. It reports false, with r.t partly filled and to be
+// dropped, when the tree decoder must decide. It does not hash.
+func (d *rowDecoder) decodeDirect(raw []byte, r *directRow, defaultRun string) bool {
+	b, t := raw, &r.t
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -65,7 +78,7 @@ func (d *rowDecoder) decodeDirect(raw []byte, t *triage.Trace, defaultRun string
 				return false
 			}
 			seen |= 1 << k
-			i, ok = d.directField(b, i, k, t)
+			i, ok = d.directField(b, i, k, r)
 		} else {
 			i, _, ok = skipJSON(b, i, 1)
 		}
@@ -101,7 +114,8 @@ func directKey(b []byte, i int) (start, end int, ok bool) {
 }
 
 // directField reads the value of top-level key k at b[i] into t.
-func (d *rowDecoder) directField(b []byte, i, k int, t *triage.Trace) (int, bool) {
+func (d *rowDecoder) directField(b []byte, i, k int, r *directRow) (int, bool) {
+	t := &r.t
 	if b[i] == 'n' {
 		// null is absence for every field but task_id.
 		return i + 4, k != kTaskID && hasWord(b, i, "null")
@@ -143,8 +157,8 @@ func (d *rowDecoder) directField(b []byte, i, k int, t *triage.Trace) (int, bool
 			t.Seed = int(n)
 			return i, n >= 0 && n <= math.MaxInt32
 		}
-		c := int(n)
-		t.ExitCode = &c
+		r.exit = int(n)
+		t.ExitCode = &r.exit
 		return i, n >= math.MinInt32 && n <= math.MaxInt32
 	case kToolCalls:
 		return d.directCalls(b, i, t)
@@ -170,7 +184,7 @@ func (d *rowDecoder) directField(b []byte, i, k int, t *triage.Trace) (int, bool
 		}
 		return i, ok
 	case kWrittenTests, kTimeout, kAssumedAPI, kRequiredMissing, kAsked, kOutsideAllowlist:
-		p := new(bool)
+		p := &r.flags[k-kWrittenTests]
 		switch {
 		case hasWord(b, i, "true"):
 			*p = true
@@ -196,8 +210,8 @@ func (d *rowDecoder) directField(b []byte, i, k int, t *triage.Trace) (int, bool
 		}
 		return i, true
 	case kWallS, kWallCap, kCostUSD:
-		var p *float64
-		if p, i, ok = directFloat(b, i); !ok {
+		p := &r.nums[k-kWallS]
+		if *p, i, ok = directFloat(b, i); !ok {
 			return i, false
 		}
 		switch k {
@@ -210,7 +224,7 @@ func (d *rowDecoder) directField(b []byte, i, k int, t *triage.Trace) (int, bool
 		}
 		return i, true
 	case kTokens:
-		return directTokens(b, i, t)
+		return directTokens(b, i, r)
 	}
 	return i, false
 }

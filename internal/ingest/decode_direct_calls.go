@@ -42,13 +42,11 @@ func (d *rowDecoder) directCalls(b []byte, i int, t *triage.Trace) (int, bool) {
 	t.HasToolLog = true
 	var stack [16]triage.ToolCall
 	calls := stack[:0]
-	// packed holds the compact form of arguments written with spaces;
-	// arguments written compactly view raw, as Trace.Raw does.
-	var packed []byte
+	var sc callScratch
 	i, empty := openContainer(b, i, ']')
 	for more, ok := !empty, true; more; {
 		calls = append(calls, triage.ToolCall{})
-		if i, ok = d.directCall(b, i, &calls[len(calls)-1], &packed); !ok {
+		if i, ok = d.directCall(b, i, &calls[len(calls)-1], &sc); !ok {
 			return i, false
 		}
 		if i, more, ok = nextMember(b, i, ']'); !ok {
@@ -60,8 +58,17 @@ func (d *rowDecoder) directCalls(b []byte, i int, t *triage.Trace) (int, bool) {
 	return i, true
 }
 
+// callScratch is shared by a row's tool calls. packed holds the compact
+// form of arguments written with spaces (arguments written compactly view
+// raw, as Trace.Raw does); walls holds their wall_s values, eight to an
+// allocation. Neither is ever written where a call already points.
+type callScratch struct {
+	packed []byte
+	walls  []float64
+}
+
 // directCall reads one tool call at b[i] into c.
-func (d *rowDecoder) directCall(b []byte, i int, c *triage.ToolCall, packed *[]byte) (int, bool) {
+func (d *rowDecoder) directCall(b []byte, i int, c *triage.ToolCall, sc *callScratch) (int, bool) {
 	if b[i] != '{' {
 		return i, false
 	}
@@ -101,9 +108,9 @@ func (d *rowDecoder) directCall(b []byte, i int, c *triage.ToolCall, packed *[]b
 			if !ws {
 				c.Args = b[start:i:i]
 			} else {
-				n := len(*packed)
-				*packed = appendCompact(*packed, b[start:i])
-				c.Args = (*packed)[n:len(*packed):len(*packed)]
+				n := len(sc.packed)
+				sc.packed = appendCompact(sc.packed, b[start:i])
+				c.Args = sc.packed[n:len(sc.packed):len(sc.packed)]
 			}
 		case cOutput:
 			c.Output, i, ok = d.directText(b, i, 4)
@@ -112,8 +119,15 @@ func (d *rowDecoder) directCall(b []byte, i int, c *triage.ToolCall, packed *[]b
 		case cWallS:
 			if b[i] == 'n' {
 				i, ok = i+4, hasWord(b, i, "null")
-			} else {
-				c.WallS, i, ok = directFloat(b, i)
+				break
+			}
+			var f float64
+			if f, i, ok = directFloat(b, i); ok {
+				if len(sc.walls) == cap(sc.walls) {
+					sc.walls = make([]float64, 0, 8)
+				}
+				sc.walls = append(sc.walls, f)
+				c.WallS = &sc.walls[len(sc.walls)-1]
 			}
 		case cTS:
 			switch b[i] {
@@ -220,12 +234,12 @@ func (d *rowDecoder) directMessage(b []byte, i int, m *triage.Message) (int, boo
 
 // directTokens reads tokens (not null) at b[i]; like the tree decoder it
 // counts an absent or null member as zero and rejects a negative one.
-func directTokens(b []byte, i int, t *triage.Trace) (int, bool) {
+func directTokens(b []byte, i int, r *directRow) (int, bool) {
 	if b[i] != '{' {
 		return i, false
 	}
-	tok := new(triage.Tokens)
-	t.Tokens = tok
+	tok := &r.tok
+	r.t.Tokens = tok
 	i, empty := openContainer(b, i, '}')
 	var seenIn, seenOut bool
 	for more := !empty; more; {

@@ -303,16 +303,16 @@ func directInt(b []byte, i int) (int64, int, bool) {
 
 // directFloat reads a finite number with fastjson's own parser, so the
 // value is bit for bit the tree decoder's.
-func directFloat(b []byte, i int) (*float64, int, bool) {
+func directFloat(b []byte, i int) (float64, int, bool) {
 	s, end, ok := numberText(b, i)
 	if !ok {
-		return nil, end, false
+		return 0, end, false
 	}
 	f, err := fastfloat.Parse(s)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, end, false
+		return 0, end, false
 	}
-	return &f, end, true
+	return f, end, true
 }
 
 // memberValue steps from a key's closing quote at b[i] over the colon to
