@@ -14,6 +14,7 @@ const (
 	cTS
 )
 
+// callKey returns the bit of a tool-call member the decoder reads, or 0.
 func callKey(k []byte) int {
 	switch string(k) {
 	case "name":
