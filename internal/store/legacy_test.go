@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -118,4 +119,31 @@ func TestLegacyRuleEventsStillRead(t *testing.T) {
 	problems, err := db.Check(ctx)
 	require.NoError(t, err)
 	require.Empty(t, problems)
+}
+
+// LabelStates of one run holds every rule verdict of that run and none of
+// another's, also when the run's ids are not in (task, seed) order and
+// runs interleave.
+func TestLabelStatesOfARunHoldsItsRuleVerdicts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	var ts []*triage.Trace
+	for i := range 40 {
+		// Tasks count down as ids count up, and runs alternate.
+		ts = append(ts, trace([]string{"a", "b"}[i%2], fmt.Sprintf("T%02d", 40-i), 0, fmt.Sprint("h", i)))
+	}
+	importAll(t, db, ts...)
+	labelAll(t, db, "tv")
+	for _, run := range []string{"a", "b"} {
+		states, err := db.LabelStates(ctx, run)
+		require.NoError(t, err)
+		sums, err := db.Summaries(ctx, run)
+		require.NoError(t, err)
+		require.Len(t, states, len(sums), "run %s", run)
+		for _, s := range sums {
+			require.NotNil(t, states[s.ID], "run %s, trace %s", run, s.Key())
+			require.Equal(t, triage.ToolLoop, states[s.ID].Rule.Primary)
+		}
+	}
 }

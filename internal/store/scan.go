@@ -125,10 +125,12 @@ func labelStates(ctx context.Context, db querier, runID string) (map[int64]*tria
 	}
 	var inRun func(int64) bool
 	if runID != "" {
+		// The run index gives ids in task and seed order, not id order.
 		ids, err := queryIDs(ctx, db, `SELECT id FROM traces WHERE run_id = ?`, runID)
 		if err != nil {
 			return nil, err
 		}
+		slices.Sort(ids)
 		inRun = func(id int64) bool { _, ok := slices.BinarySearch(ids, id); return ok }
 	}
 	return out, addRules(ctx, db, out, lo, hi, inRun)
