@@ -182,9 +182,9 @@ func decodeEvidence(row int64, n int, block []byte) ([][]byte, error) {
 // (shared by every verdict with the same summary and row columns: copy
 // before changing).
 type verdictRef struct {
-	row int64
-	pos int
-	ev  *triage.LabelEvent
+	row    int64
+	pos, n int // the verdict's place in its row, and the row's verdicts
+	ev     *triage.LabelEvent
 }
 
 // eventOf returns trace's own copy of a summary event.
@@ -255,7 +255,7 @@ func eachRuleVerdict(ctx context.Context, q querier, lo, hi int64, fn func(trace
 		}
 		for i, t := range l.traces {
 			if t >= lo && t <= hi {
-				fn(t, verdictRef{row: row, pos: i, ev: shared[l.which[i]]})
+				fn(t, verdictRef{row: row, pos: i, n: len(l.traces), ev: shared[l.which[i]]})
 			}
 		}
 	}
@@ -351,18 +351,11 @@ func chunkedVerdicts(ctx context.Context, q querier, traces []int64) (map[int64]
 	}
 	out := make(map[int64]*triage.Verdict, len(refs))
 	for row, ts := range byRow {
-		var n int
-		var first int64
-		var labels, block []byte
-		if err := q.QueryRowContext(ctx, `SELECT first_trace, labels, evidence FROM rule_verdicts WHERE id = ?`, row).Scan(&first, &labels, &block); err != nil {
+		var block []byte
+		if err := q.QueryRowContext(ctx, `SELECT evidence FROM rule_verdicts WHERE id = ?`, row).Scan(&block); err != nil {
 			return nil, mapErr(err)
 		}
-		ids, _, err := labelTraces(row, first, labels)
-		if err != nil {
-			return nil, err
-		}
-		n = len(ids)
-		rests, err := decodeEvidence(row, n, block)
+		rests, err := decodeEvidence(row, refs[ts[0]].n, block)
 		if err != nil {
 			return nil, err
 		}
