@@ -5,28 +5,16 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/termtest"
 	"github.com/triage-dev/triage/internal/triage"
 )
-
-// hostile carries every terminal attack issue 8 names: a bare ESC, CSI
-// (clear screen, colour), OSC (window title with BEL and with ST, the OSC
-// 52 clipboard write, a hyperlink), DCS, APC, PM and SOS strings, the C1
-// controls as runes (U+009B CSI, U+009D OSC, U+0085 NEL) and as raw bytes
-// in invalid UTF-8, BEL, backspace and carriage-return overwrites, DEL,
-// and the bidi overrides and isolates of Trojan Source.
-const hostile = "<ESC\x1b CSI\x1b[2J\x1b[31m OSC\x1b]0;pwn\x07\x1b]2;x\x1b\\ CLIP\x1b]52;c;ZXZpbA==\x07 " +
-	"LINK\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\ DCS\x1bP1$qm\x1b\\ APC\x1b_apc\x1b\\ PM\x1b^pm\x1b\\ SOS\x1bXsos\x1b\\ " +
-	"C1\u009b2J\u009d0;t\u0007\u0085 RAW\x9b2J\x9d0;t\x07 BEL\x07 BS abc\x08\x08\x08XYZ CR safe\rEVIL " +
-	"BIDI\u202eevil\u202c \u2066iso\u2069 \u202a\u202b\u202d\u2067\u2068 DEL\x7f>"
 
 // hostileName is the payload for names: task IDs, runs, file names. It
 // holds no '/' or '#' so that it still names a trace as RUN/TASK#SEED.
@@ -41,41 +29,7 @@ const hostileTask = "\x1b]0;t\x07\u009b\u202e\x1b[2J\u0085"
 // hostileText is the payload without its raw bytes, for trace rows: the
 // JSONL decoder rightly rejects a row that is not UTF-8 (such rows are
 // among the rejects).
-var hostileText = strings.ReplaceAll(hostile, "RAW\x9b2J\x9d0;t\x07 ", "")
-
-// sgr is the only escape sequence our own styling emits.
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
-// requireInert fails when out, a command's output, still carries a
-// control or bidi character after removing SGR colour sequences: no ESC,
-// BEL or other C0 control but newline and tab, no DEL, no C1 control (as
-// a rune or a raw byte), no bidi embedding, override or isolate. It
-// reports the first leak of each output and lets the walk go on, so one
-// run lists every leaking surface.
-func requireInert(t testing.TB, surface, out string) {
-	t.Helper()
-	s := sgr.ReplaceAllString(out, "")
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		bad := ""
-		switch {
-		case r == utf8.RuneError && size == 1:
-			bad = fmt.Sprintf("raw byte 0x%02X (invalid UTF-8)", s[i])
-		case r < 0x20 && r != '\n' && r != '\t', r == 0x7f:
-			bad = fmt.Sprintf("control 0x%02X", r)
-		case r >= 0x80 && r <= 0x9f:
-			bad = fmt.Sprintf("C1 control U+%04X", r)
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			bad = fmt.Sprintf("bidi control U+%04X", r)
-		}
-		if bad != "" {
-			lo, hi := max(0, i-40), min(len(s), i+40)
-			t.Errorf("%s: %s reaches the output raw at byte %d: …%q…", surface, bad, i, s[lo:hi])
-			return
-		}
-		i += size
-	}
-}
+var hostileText = strings.ReplaceAll(termtest.Hostile, "RAW\x9b2J\x9d0;t\x07 ", "")
 
 // js encodes s as a JSON string the way a careless harness writes one:
 // C0 controls escaped, everything else (C1 runes, bidi characters, raw
@@ -129,23 +83,23 @@ func newHostileFixture(t *testing.T, c *cli) hostileFixture {
 	tasks := []string{f.taskA, "T02" + hostileTask}
 	for _, task := range tasks {
 		dir := "pack/tasks/" + task + "/"
-		c.file(dir+"prompt.md", hostile+"\n")
-		c.file(dir+"openapi"+hostileTask+".yaml", "openapi: 3.0.3\ninfo: {title: "+strconv.QuoteToASCII(hostile)+", version: '1'}\npaths:\n  "+
+		c.file(dir+"prompt.md", termtest.Hostile+"\n")
+		c.file(dir+"openapi"+hostileTask+".yaml", "openapi: 3.0.3\ninfo: {title: "+strconv.QuoteToASCII(termtest.Hostile)+", version: '1'}\npaths:\n  "+
 			strconv.QuoteToASCII("/v1/x"+hostileTask)+":\n    get: {operationId: "+strconv.QuoteToASCII("op"+hostileTask)+"}\n")
 		c.file(dir+"task.json", fmt.Sprintf(`{"spec":[%s],"allowlist":[%s],"withheld":[%s],"hidden_tests":[%s],"sentinels":[%s],"ask_tools":[%s]}`,
 			js("openapi"+hostileTask+".yaml"), js("src/**"+strings.ReplaceAll(hostileTask, "[", "")), js("secret"+hostileTask+".env"), js("hidden/t"+hostileTask+".py"), js(sentinel), js("ask_user")))
-		c.file(dir+"src/"+hostileTask+".py", hostile)
-		c.file(dir+"hidden/t"+hostileTask+".py", hostile)
+		c.file(dir+"src/"+hostileTask+".py", termtest.Hostile)
+		c.file(dir+"hidden/t"+hostileTask+".py", termtest.Hostile)
 	}
 	f.pack = filepath.Join(c.dir, "pack", "tasks")
-	c.file("badpack/tasks/T"+hostileName+"/prompt.md", hostile)
+	c.file("badpack/tasks/T"+hostileName+"/prompt.md", termtest.Hostile)
 	f.badPack = filepath.Join(c.dir, "badpack", "tasks")
 
 	tax := rules.DefaultTaxonomy()
-	tax.Name = hostile
+	tax.Name = termtest.Hostile
 	for i := range tax.Classes {
 		cl := &tax.Classes[i]
-		cl.Name, cl.ApplyWhen, cl.DoNot, cl.DoThis = hostile, hostile, hostile, hostile
+		cl.Name, cl.ApplyWhen, cl.DoNot, cl.DoThis = termtest.Hostile, termtest.Hostile, termtest.Hostile, termtest.Hostile
 	}
 	data, err := json.Marshal(tax)
 	require.NoError(t, err)
@@ -166,14 +120,14 @@ func newHostileFixture(t *testing.T, c *cli) hostileFixture {
 	f.traces = c.file("traces"+hostileName+".jsonl", rows.String())
 	f.rejects = c.file("bad"+hostileTask+".jsonl", strings.Join([]string{
 		`{"task_id":` + js("T"+hostileTask) + `,"exit_code":` + js(hostileText) + `}`,
-		`not json ` + hostile,
+		`not json ` + termtest.Hostile,
 		`{"task_id":7,"model":` + js(hostileText) + `}`,
 		`{"task_id":` + js("T"+hostileTask) + `,"tool_calls":[{"args":` + js(hostileText) + `}]}`,
 		`{"task_id":` + js("T"+hostileTask) + `,"outcome":` + js(hostileText) + `}`,
 		`{"task_id":` + js("T"+hostileTask) + `,"seed":` + js(hostileText) + `}`,
 		`{"task_id":` + js("T"+hostileTask) + `,"tokens":` + js(hostileText) + `,` + js(hostileText) + `:1}`,
 		`{"task_id":` + js("T"+hostileTask) + `,"x":"` + hostileText,
-		`{"task_id":` + js("T"+hostileName) + "}\x1b[2J" + hostile,
+		`{"task_id":` + js("T"+hostileName) + "}\x1b[2J" + termtest.Hostile,
 	}, "\n")+"\n")
 	f.ratings = c.file("ratings"+hostileName+".csv", "unit,rater,label\n"+
 		"u1"+hostileName+",a"+hostileName+",X"+hostileName+"\nu1"+hostileName+",b,Y\n"+
@@ -221,8 +175,8 @@ func TestTextCommandsKeepHostileTextInert(t *testing.T) {
 		args := append([]string{"--taxonomy", f.tax}, s.args...)
 		code, out, errOut := c.run("", args...)
 		name := surfaceName(s.args)
-		requireInert(t, name+" stdout", out)
-		requireInert(t, name+" stderr", errOut)
+		termtest.RequireInert(t, name+" stdout", out)
+		termtest.RequireInert(t, name+" stderr", errOut)
 		if s.ok {
 			require.Equal(t, exitOK, code, "%s: %s", name, triage.Sanitize(errOut))
 		}
@@ -233,7 +187,7 @@ func TestTextCommandsKeepHostileTextInert(t *testing.T) {
 	}
 	for _, run := range []string{f.runA, f.runB} {
 		runStep(step{ok: true, args: []string{"card", "init", "--run", run, "--pack", f.pack, "--dataset-id", "d" + hostileName,
-			"--scorer", hostile, "--wall-s", "10", "--max-output-tokens", "10", "--max-tool-calls", "2", "--image-digest", hostile, "--prompt-id", hostile, "--network=false"}})
+			"--scorer", termtest.Hostile, "--wall-s", "10", "--max-output-tokens", "10", "--max-tool-calls", "2", "--image-digest", termtest.Hostile, "--prompt-id", termtest.Hostile, "--network=false"}})
 	}
 	code, _ := runStep(step{args: []string{"import", f.traces}})
 	require.Equal(t, exitOK, code, "the hostile traces import")
@@ -242,7 +196,7 @@ func TestTextCommandsKeepHostileTextInert(t *testing.T) {
 		{args: []string{"import", "--json", f.rejects}, json: true},
 		{args: []string{"import", "--strict", f.rejects}},
 		{args: []string{"import", filepath.Join(c.dir, "missing"+hostileName+".jsonl")}},
-		{args: []string{"import", c.file("n"+hostileName+".txt", hostile)}},
+		{args: []string{"import", c.file("n"+hostileName+".txt", termtest.Hostile)}},
 		{args: []string{"rejects"}, ok: true},
 		{args: []string{"rejects", "--raw"}, ok: true},
 		{args: []string{"rejects", "--json"}, json: true, ok: true},
@@ -276,7 +230,7 @@ func TestTextCommandsKeepHostileTextInert(t *testing.T) {
 		{args: []string{"agree", "s1", "--json"}, json: true, ok: true},
 		{args: []string{"agree", "--ratings", f.ratings}, ok: true},
 		{args: []string{"agree", "--ratings", f.ratings, "--json"}, json: true, ok: true},
-		{args: []string{"agree", "--ratings", c.file("bad.csv", "unit,rater,label\n"+hostile+"\n")}},
+		{args: []string{"agree", "--ratings", c.file("bad.csv", "unit,rater,label\n"+termtest.Hostile+"\n")}},
 		{args: []string{"labels", "export"}, json: true, ok: true},
 		{args: []string{"labels", "export", "--slice", "s1", "--reviewer", "ann" + hostileTask}, json: true},
 		{args: []string{"report"}, ok: true},
@@ -300,7 +254,7 @@ func TestTextCommandsKeepHostileTextInert(t *testing.T) {
 		{args: []string{"pack", "check", f.badPack}},
 		{args: []string{"pack", "hash", f.badPack}},
 		{args: []string{"card", "init", "--run", "rc", "--pack", f.badPack}},
-		{args: []string{"--taxonomy", c.file("t"+hostileName+".json", `{"classes":[{"code":`+js(hostile)+`}]}`), "traces"}},
+		{args: []string{"--taxonomy", c.file("t"+hostileName+".json", `{"classes":[{"code":`+js(termtest.Hostile)+`}]}`), "traces"}},
 	} {
 		runStep(s)
 	}
@@ -367,13 +321,13 @@ func TestHostileFixtureNamesAreHostile(t *testing.T) {
 	requireFails := func(in string) {
 		t.Helper()
 		ft := &fakeTB{}
-		requireInert(ft, "probe", in)
+		termtest.RequireInert(ft, "probe", in)
 		require.True(t, ft.failed, "%q", in)
 	}
-	for _, in := range []string{hostile, hostileName, "\x9b", "\u009d", "\u202e", "a\rb", "\x08"} {
+	for _, in := range []string{termtest.Hostile, hostileName, "\x9b", "\u009d", "\u202e", "a\rb", "\x08"} {
 		requireFails(in)
 	}
-	requireInert(t, "sanitized", triage.Sanitize(hostile))
+	termtest.RequireInert(t, "sanitized", triage.Sanitize(termtest.Hostile))
 }
 
 // fakeTB records a failure instead of failing the test.

@@ -5,104 +5,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/agreement"
+	"github.com/triage-dev/triage/internal/termtest"
 	"github.com/triage-dev/triage/internal/triage"
 )
-
-// hostile carries every terminal attack issue 8 names: a bare ESC, CSI
-// (clear screen, colour), OSC (window title with BEL and with ST, the OSC
-// 52 clipboard write, a hyperlink), DCS, APC, PM and SOS strings, the C1
-// controls as runes (U+009B CSI, U+009D OSC, U+0085 NEL) and as raw bytes
-// in invalid UTF-8, BEL, backspace and carriage-return overwrites, DEL,
-// and the bidi overrides and isolates of Trojan Source.
-const hostile = "<ESC\x1b CSI\x1b[2J\x1b[31m OSC\x1b]0;pwn\x07\x1b]2;x\x1b\\ CLIP\x1b]52;c;ZXZpbA==\x07 " +
-	"LINK\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\ DCS\x1bP1$qm\x1b\\ APC\x1b_apc\x1b\\ PM\x1b^pm\x1b\\ SOS\x1bXsos\x1b\\ " +
-	"C1\u009b2J\u009d0;t\u0007\u0085 RAW\x9b2J\x9d0;t\x07 BEL\x07 BS abc\x08\x08\x08XYZ CR safe\rEVIL " +
-	"BIDI\u202eevil\u202c \u2066iso\u2069 \u202a\u202b\u202d\u2067\u2068 DEL\x7f>"
 
 // hostileShort is the payload for names that sit in narrow columns, so
 // the dangerous part is not simply cut off by truncation.
 const hostileShort = "\x1b]0;t\x07\u009b\x9b\u202e\x1b[2J"
-
-// sgr is the only escape sequence our own styling emits.
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
-// requireInert fails when out, a rendered screen or a command's output,
-// still carries a control or bidi character after removing the SGR
-// sequences lipgloss emits: no ESC, BEL or other C0 control but newline
-// and tab, no DEL, no C1 control (as a rune or as a raw byte), no bidi
-// embedding, override or isolate.
-func requireInert(t testing.TB, surface, out string) {
-	t.Helper()
-	s := sgr.ReplaceAllString(out, "")
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		bad := ""
-		switch {
-		case r == utf8.RuneError && size == 1:
-			bad = fmt.Sprintf("raw byte 0x%02X (invalid UTF-8)", s[i])
-		case r < 0x20 && r != '\n' && r != '\t', r == 0x7f:
-			bad = fmt.Sprintf("control 0x%02X", r)
-		case r >= 0x80 && r <= 0x9f:
-			bad = fmt.Sprintf("C1 control U+%04X", r)
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-			bad = fmt.Sprintf("bidi control U+%04X", r)
-		}
-		if bad != "" {
-			lo, hi := max(0, i-40), min(len(s), i+40)
-			t.Fatalf("%s: %s reaches the output raw at byte %d: …%q…", surface, bad, i, s[lo:hi])
-		}
-		i += size
-	}
-}
-
-func TestRequireInertCatchesEveryPayload(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct{ name, in string }{
-		{"esc", "a\x1b[2Jb"}, {"osc", "\x1b]0;x\x07"}, {"bel", "x\x07"}, {"bs", "x\x08"}, {"cr", "a\rb"},
-		{"del", "\x7f"}, {"c1 rune", "\u009b"}, {"nel", "\u0085"}, {"raw c1", "a\x9bb"}, {"raw osc", "\x9d"},
-		{"rlo", "\u202e"}, {"isolate", "\u2066"},
-	} {
-		ft := &fakeT{}
-		func() {
-			defer func() { _ = recover() }()
-			requireInert(ft, tt.name, tt.in)
-		}()
-		require.True(t, ft.failed, tt.name)
-	}
-	// Our own colours, tabs and line breaks, box drawing (whose UTF-8
-	// holds 0x9D and 0x9B continuation bytes) and the visible stand-ins
-	// pass.
-	requireInert(t, "ok", "\x1b[1;38;5;12mbold\x1b[0m\n\t╝╛ ␛[2J <U+009B> <0x9B>")
-	requireInert(t, "hostile sanitized", triage.Sanitize(hostile))
-}
-
-// fakeT records a failure instead of failing the test, to show that
-// requireInert can fail.
-type fakeT struct {
-	testing.TB
-	failed bool
-}
-
-func (f *fakeT) Helper() {}
-func (f *fakeT) Fatalf(string, ...any) {
-	f.failed = true
-	panic("fatal")
-}
 
 // hostileTrace puts the payload in every text field a trace has: task,
 // run and model names, messages, tool names, args, outputs and errors,
 // the diff's file names and lines, the test output, the answer and the
 // raw row with an unknown field.
 func hostileTrace(id int64) *triage.Trace {
-	h := hostile
+	h := termtest.Hostile
 	file := "src/ev\x1b]0;il\x07\u202e.py"
 	diff := "diff --git a/" + file + " b/" + file + "\n--- a/" + file + "\n+++ b/" + file + "\n@@ -1,3 +1,4 @@ " + h + "\n ctx " + h + "\n-old " + h + "\n+new " + h + "\n+/v2/invoices" + h + "\n" +
 		"diff --git a/tests/t\x1b[2J.py b/tests/t\x1b[2J.py\nnew file mode 100644\n--- /dev/null\n+++ b/tests/t\x1b[2J.py\n@@ -0,0 +1 @@\n+def test_x(): " + h + "\n"
@@ -126,12 +48,12 @@ func hostileTrace(id int64) *triage.Trace {
 func hostileVerdict() *triage.Verdict {
 	return &triage.Verdict{
 		Primary: triage.AssumeAPI + hostileShort, Secondary: []string{"leak" + hostileShort}, Decision: triage.DecisionLeftover,
-		Reason: hostile, Fired: []string{"assume-api" + hostileShort, "tool-loop"},
+		Reason: termtest.Hostile, Fired: []string{"assume-api" + hostileShort, "tool-loop"},
 		Evidence: []triage.Evidence{
-			{Rule: "assume-api" + hostileShort, Message: hostile, ToolCall: 3, Ident: "/v2/invoices" + hostileShort},
-			{Rule: "scope" + hostileShort, Message: hostile, ToolCall: -1, File: "src/ev\x1b]0;il\x07\u202e.py", Line: 1},
+			{Rule: "assume-api" + hostileShort, Message: termtest.Hostile, ToolCall: 3, Ident: "/v2/invoices" + hostileShort},
+			{Rule: "scope" + hostileShort, Message: termtest.Hostile, ToolCall: -1, File: "src/ev\x1b]0;il\x07\u202e.py", Line: 1},
 		},
-		Unevaluated: []triage.Evidence{{Rule: "guard" + hostileShort, Message: hostile, ToolCall: -1}},
+		Unevaluated: []triage.Evidence{{Rule: "guard" + hostileShort, Message: termtest.Hostile, ToolCall: -1}},
 	}
 }
 
@@ -142,9 +64,9 @@ type hostileStore struct{ *fakeAdj }
 
 func (h *hostileStore) Context(context.Context, string, string) (TraceContext, error) {
 	return TraceContext{
-		Task: &triage.Task{ID: "T" + hostileShort, Allowlist: []string{"src/**" + hostileShort}, Spec: []string{hostile},
-			Withheld: []string{hostile}, HiddenTests: []string{hostile}, Sentinels: []string{hostile}, AskTools: []string{hostile}},
-		Controls: &triage.Controls{RunID: hostile, DatasetID: hostile, Scorer: hostile, ImageDigest: hostile, PromptID: hostile},
+		Task: &triage.Task{ID: "T" + hostileShort, Allowlist: []string{"src/**" + hostileShort}, Spec: []string{termtest.Hostile},
+			Withheld: []string{termtest.Hostile}, HiddenTests: []string{termtest.Hostile}, Sentinels: []string{termtest.Hostile}, AskTools: []string{termtest.Hostile}},
+		Controls: &triage.Controls{RunID: termtest.Hostile, DatasetID: termtest.Hostile, Scorer: termtest.Hostile, ImageDigest: termtest.Hostile, PromptID: termtest.Hostile},
 	}, nil
 }
 
@@ -159,17 +81,17 @@ func newHostileStore(t testing.TB) *hostileStore {
 		f.verdicts[i] = hostileVerdict()
 		f.items = append(f.items, QueueItem{
 			TraceID: i, RunID: tr.RunID, TaskID: tr.TaskID, Model: tr.Model, Suggestion: triage.AssumeAPI + hostileShort,
-			Reason: hostile, Rules: []string{"r" + hostileShort}, Primary: triage.ToolLoop + hostileShort,
-			Secondary: []string{"t" + hostileShort}, Note: hostile, Status: StatusLabelled,
+			Reason: termtest.Hostile, Rules: []string{"r" + hostileShort}, Primary: triage.ToolLoop + hostileShort,
+			Secondary: []string{"t" + hostileShort}, Note: termtest.Hostile, Status: StatusLabelled,
 		})
-		f.events = append(f.events, triage.LabelEvent{TraceID: i, Actor: "ana", Kind: triage.KindHuman, Primary: triage.ToolLoop + hostileShort, Secondary: []string{"t" + hostileShort}, Note: hostile})
+		f.events = append(f.events, triage.LabelEvent{TraceID: i, Actor: "ana", Kind: triage.KindHuman, Primary: triage.ToolLoop + hostileShort, Secondary: []string{"t" + hostileShort}, Note: termtest.Hostile})
 		f.reviews[i] = []triage.LabelEvent{
-			{TraceID: i, Actor: "ann" + hostileShort, Kind: triage.KindHuman, Primary: triage.AssumeAPI + hostileShort, Secondary: []string{"t" + hostileShort}, Note: hostile},
-			{TraceID: i, Actor: "bob" + hostile, Kind: triage.KindHuman, Primary: triage.ToolLoop, Note: hostile},
+			{TraceID: i, Actor: "ann" + hostileShort, Kind: triage.KindHuman, Primary: triage.AssumeAPI + hostileShort, Secondary: []string{"t" + hostileShort}, Note: termtest.Hostile},
+			{TraceID: i, Actor: "bob" + termtest.Hostile, Kind: triage.KindHuman, Primary: triage.ToolLoop, Note: termtest.Hostile},
 		}
 		unit := tr.Key()
 		rs = append(rs, agreement.Rating{Unit: unit, Rater: "ann" + hostileShort, Label: triage.AssumeAPI + hostileShort},
-			agreement.Rating{Unit: unit, Rater: "bob" + hostile, Label: triage.ToolLoop})
+			agreement.Rating{Unit: unit, Rater: "bob" + termtest.Hostile, Label: triage.ToolLoop})
 	}
 	// A fourth item whose trace cannot be read: the error quotes it.
 	f.items = append(f.items, QueueItem{TraceID: 99, RunID: "r", TaskID: "gone" + hostileShort})
@@ -181,7 +103,7 @@ func newHostileStore(t testing.TB) *hostileStore {
 
 func (h *hostileStore) Trace(ctx context.Context, id int64) (*triage.Trace, error) {
 	if id == 99 {
-		return nil, errors.New("trace gone" + hostile + ": unreadable")
+		return nil, errors.New("trace gone" + termtest.Hostile + ": unreadable")
 	}
 	return h.fakeAdj.Trace(ctx, id)
 }
@@ -190,26 +112,26 @@ func (h *hostileStore) Trace(ctx context.Context, id int64) (*triage.Trace, erro
 // the payload; the codes stay codes.
 func hostileTaxonomy() *triage.Taxonomy {
 	tax := seedTaxonomy()
-	tax.Name = hostile
+	tax.Name = termtest.Hostile
 	for i := range tax.Classes {
 		c := &tax.Classes[i]
-		c.Name, c.ApplyWhen, c.DoNot, c.DoThis = hostile, hostile, hostile, hostile
+		c.Name, c.ApplyWhen, c.DoNot, c.DoThis = termtest.Hostile, termtest.Hostile, termtest.Hostile, termtest.Hostile
 	}
-	tax.SecondaryTags = append(tax.SecondaryTags, "tag"+hostile)
+	tax.SecondaryTags = append(tax.SecondaryTags, "tag"+termtest.Hostile)
 	return tax
 }
 
 // paste is a bracketed paste of the payload, as a terminal delivers a
 // reviewer's paste of trace text into a text box.
 func paste() tea.KeyMsg {
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(hostile), Paste: true}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(termtest.Hostile), Paste: true}
 }
 
 // walk drives m through every screen, tab and modal, scrolling each to
 // its end, and checks every frame.
 func walk(t *testing.T, name string, m Model) {
 	t.Helper()
-	check := func(where string) { t.Helper(); requireInert(t, name+": "+where, m.View()) }
+	check := func(where string) { t.Helper(); termtest.RequireInert(t, name+": "+where, m.View()) }
 	step := func(where string, msgs ...tea.Msg) {
 		t.Helper()
 		for _, msg := range msgs {
@@ -291,9 +213,9 @@ func TestScreensKeepHostileTextInert(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				cfg := testConfig()
-				cfg.RunID, cfg.Reviewer, cfg.Blind, cfg.Taxonomy = hostile, "ana"+hostile, blind, hostileTaxonomy()
+				cfg.RunID, cfg.Reviewer, cfg.Blind, cfg.Taxonomy = termtest.Hostile, "ana"+termtest.Hostile, blind, hostileTaxonomy()
 				if blind {
-					cfg.Slice = "s" + hostile
+					cfg.Slice = "s" + termtest.Hostile
 				}
 				m := New(newHostileStore(t), cfg)
 				m = settle(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
@@ -305,7 +227,7 @@ func TestScreensKeepHostileTextInert(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cfg := adjConfig()
-			cfg.Slice, cfg.Reviewer, cfg.Taxonomy = "s"+hostile, "cy"+hostile, hostileTaxonomy()
+			cfg.Slice, cfg.Reviewer, cfg.Taxonomy = "s"+termtest.Hostile, "cy"+termtest.Hostile, hostileTaxonomy()
 			m := NewAdjudicate(newHostileStore(t), cfg)
 			m = settle(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			m = settle(t, m, m.Init()())
@@ -321,30 +243,30 @@ func TestPagersKeepHostileTextInert(t *testing.T) {
 	t.Parallel()
 	rep := newHostileStore(t).rep
 	report := &ReportView{
-		Title: "run " + hostile, Traces: 3,
-		Mix:      []MixRow{{Code: triage.AssumeAPI, Name: hostile, Count: 2}, {Code: "X" + hostileShort, Name: hostile, Count: 1}},
-		Dominant: &DominantView{Code: triage.AssumeAPI + hostileShort, Share: 0.6, DoNot: hostile, DoThis: hostile},
+		Title: "run " + termtest.Hostile, Traces: 3,
+		Mix:      []MixRow{{Code: triage.AssumeAPI, Name: termtest.Hostile, Count: 2}, {Code: "X" + hostileShort, Name: termtest.Hostile, Count: 1}},
+		Dominant: &DominantView{Code: triage.AssumeAPI + hostileShort, Share: 0.6, DoNot: termtest.Hostile, DoThis: termtest.Hostile},
 		Seeds:    []int{0, 1},
 		Tasks: []TaskView{
-			{TaskID: "T" + hostile, Runs: 2, Cells: []CellView{{Ran: true, Primary: "\x1b" + hostileShort}, {Ran: true, Primary: "\u009b\u202e"}}},
+			{TaskID: "T" + termtest.Hostile, Runs: 2, Cells: []CellView{{Ran: true, Primary: "\x1b" + hostileShort}, {Ran: true, Primary: "\u009b\u202e"}}},
 			{TaskID: hostileShort, Runs: 1, Cells: []CellView{{Ran: true, Leaked: true}, {}}},
 		},
-		NobodyClears: []string{"T" + hostile, hostileShort},
-		Saturated:    []string{hostile},
+		NobodyClears: []string{"T" + termtest.Hostile, hostileShort},
+		Saturated:    []string{termtest.Hostile},
 	}
 	for _, tt := range []struct {
 		name string
 		m    tea.Model
 	}{
-		{"agreement grid", NewAgreementView(rep, "slice "+hostile)},
+		{"agreement grid", NewAgreementView(rep, "slice "+termtest.Hostile)},
 		{"report", NewReportView(report)},
 	} {
 		for _, w := range []int{60, 120, 220} {
 			m, _ := tt.m.Update(tea.WindowSizeMsg{Width: w, Height: 200})
-			requireInert(t, fmt.Sprintf("%s at width %d", tt.name, w), m.View())
+			termtest.RequireInert(t, fmt.Sprintf("%s at width %d", tt.name, w), m.View())
 			for i := 0; i < 10; i++ {
 				m, _ = m.Update(keyMsg("ctrl+d"))
-				requireInert(t, fmt.Sprintf("%s at width %d, page %d", tt.name, w, i), m.View())
+				termtest.RequireInert(t, fmt.Sprintf("%s at width %d, page %d", tt.name, w, i), m.View())
 			}
 		}
 	}
