@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -142,6 +143,64 @@ func (s *DB) checkChunks(ctx context.Context, table, count, orphans, orphanMsg s
 	}
 	if n > 0 {
 		problems = append(problems, fmt.Sprintf(orphanMsg, n))
+	}
+	return problems, nil
+}
+
+// checkRuleVerdicts checks every rule_verdicts row: its labels and
+// evidence decode, hold as many verdicts as each other, span the row's
+// first and last trace, and name only traces that exist.
+func (s *DB) checkRuleVerdicts(ctx context.Context) ([]string, error) {
+	var maxID int64
+	if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&maxID); err != nil {
+		return nil, mapErr(err)
+	}
+	exists := make([]uint64, maxID/64+1)
+	ids, err := queryIDs(ctx, s.db, `SELECT id FROM traces`)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if id >= 0 {
+			exists[id/64] |= 1 << (id % 64)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, first_trace, last_trace, labels, evidence FROM rule_verdicts ORDER BY id`)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var problems []string
+	missing := 0
+	for rows.Next() {
+		var row, first, last int64
+		var labels, block sql.RawBytes
+		if err := rows.Scan(&row, &first, &last, &labels, &block); err != nil {
+			return nil, mapErr(err)
+		}
+		l, err := decodeLabels(row, first, labels)
+		if err == nil {
+			_, err = decodeEvidence(row, len(l.traces), block)
+		}
+		switch {
+		case err != nil:
+			problems = append(problems, "rule_verdicts: "+err.Error())
+			continue
+		case len(l.traces) == 0 || l.traces[0] != first || l.traces[len(l.traces)-1] != last:
+			problems = append(problems, fmt.Sprintf("rule_verdicts: row %d: its traces do not span %d..%d", row, first, last))
+			continue
+		}
+		for _, t := range l.traces {
+			if t < 0 || t > maxID || exists[t/64]&(1<<(t%64)) == 0 {
+				missing++
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, mapErr(err)
+	}
+	if missing > 0 {
+		problems = append(problems, fmt.Sprintf("rule_verdicts: %d verdicts name a trace that is not stored", missing))
 	}
 	return problems, nil
 }
