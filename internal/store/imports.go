@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/triage-dev/triage/internal/triage"
@@ -40,18 +41,18 @@ type Reject struct {
 // callback given to BeginImport, in the order added, at the latest on
 // Flush or Commit. It is not safe for concurrent use.
 type Import struct {
-	conn    *sql.Conn
-	tx      *sql.Tx
-	rej     *sql.Stmt
-	insFull *sql.Stmt
-	// insertSQL builds the INSERT of n traces, with the import's time in it.
-	insertSQL func(n int) string
-	lookFull  *sql.Stmt
-	chunk     *sql.Stmt
-	runs      map[string]bool
-	stamp     string
-	closed    bool
-	pending   []Added
+	conn *sql.Conn
+	tx   *sql.Tx
+	rej  *sql.Stmt
+	// inserts holds the prepared INSERTs of a full batch, one for each
+	// set of shared columns met so far (insertSQL).
+	inserts  map[uint32]*sql.Stmt
+	lookFull *sql.Stmt
+	chunk    *sql.Stmt
+	runs     map[string]bool
+	stamp    string
+	closed   bool
+	pending  []Added
 	// pendingBytes is the bodies' size in pending: a batch also ends at
 	// importBatchBytes, so a file of large traces holds few at once.
 	pendingBytes int
@@ -62,6 +63,7 @@ type Import struct {
 	maxID       int64
 	lookupFirst bool
 	args        []any
+	vals        [][len(traceCols)]any
 	// label, when set (LabelWith), gives every stored trace its rule
 	// verdict in this transaction.
 	label *importLabel
@@ -105,12 +107,8 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 		restoreForeignKeys(conn)
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
 	}
-	im := &Import{conn: conn, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult}
-	im.insertSQL = insertSQL(im.stamp)
+	im := &Import{conn: conn, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult, inserts: map[uint32]*sql.Stmt{}}
 	im.rej, err = tx.PrepareContext(ctx, `INSERT INTO rejects (file, line, reason, raw, raw_sha256, created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`)
-	if err == nil {
-		im.insFull, err = tx.PrepareContext(ctx, im.insertSQL(importBatch))
-	}
 	if err == nil {
 		im.lookFull, err = tx.PrepareContext(ctx, lookupSQL(importBatch))
 	}
@@ -151,25 +149,100 @@ func restoreForeignKeys(conn *sql.Conn) {
 	conn.Close()
 }
 
-const traceInsertCols = `run_id, task_id, seed, model, agent, prompt_id, exit_code, outcome, n_tool_calls, wall_s, tokens_in, tokens_out, cost_usd, source, content_hash, file, line, imported_at`
+// traceCols are the columns an import binds, in the order traceValues
+// gives them; the import's time is the last column, written as a literal.
+// share marks the columns whose value most batches hold for every row:
+// insertSQL binds such a column once for the whole batch.
+//
+// Binding a parameter takes the connection's mutex and, for text, a C
+// allocation, a copy and a free: the binds were a quarter of the import's
+// writer (docs/PERFORMANCE.md). The mostly empty text columns (model,
+// agent, prompt, outcome) are bound as NULL when empty and coalesced to
+// ” by SQLite, so that no NULL reaches them.
+var traceCols = [...]struct {
+	name, param string
+	share       bool
+}{
+	{"run_id", "?", true},
+	{"task_id", "?", false},
+	{"seed", "?", false},
+	{"model", "coalesce(?,'')", true},
+	{"agent", "coalesce(?,'')", true},
+	{"prompt_id", "coalesce(?,'')", true},
+	{"exit_code", "?", false},
+	{"outcome", "coalesce(?,'')", true},
+	{"n_tool_calls", "?", false},
+	{"wall_s", "?", false},
+	{"tokens_in", "?", false},
+	{"tokens_out", "?", false},
+	{"cost_usd", "?", false},
+	{"source", "?", true},
+	{"content_hash", "?", false},
+	{"file", "?", true},
+	{"line", "?", false},
+}
 
-// insertSQL says OR IGNORE, not ON CONFLICT DO NOTHING: only then can no
+// traceValues are a's values for traceCols.
+func traceValues(a *Added) [len(traceCols)]any {
+	t := a.Trace
+	var tin, tout any
+	if t.Tokens != nil {
+		tin, tout = t.Tokens.Input, t.Tokens.Output
+	}
+	return [...]any{t.RunID, t.TaskID, t.Seed, orNull(t.Model), orNull(t.Agent), orNull(t.PromptID), nullInt(t.ExitCode), orNull(string(t.Outcome)),
+		len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, a.Line}
+}
+
+// sharedMask has bit i set when shareable column i holds one value in
+// every row of vals.
+func sharedMask(vals [][len(traceCols)]any) uint32 {
+	var mask uint32
+	for i, c := range traceCols {
+		if !c.share {
+			continue
+		}
+		same := true
+		for r := 1; r < len(vals) && same; r++ {
+			same = vals[r][i] == vals[0][i]
+		}
+		if same {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+// insertSQL is the INSERT of n traces whose columns in mask are bound
+// once: they come first in every row as ?1…?k, so that the anonymous
+// parameters of the first row number on from k+1 and the statement takes
+// the shared values, then each row's others.
+//
+// It says OR IGNORE, not ON CONFLICT DO NOTHING: only then can no
 // constraint abort the statement (NOT NULL and CHECK would, under the
 // upsert's clause), and SQLite needs no statement journal for it. Import
 // binds no NULL to a NOT NULL column and no value of the wrong type, so
 // the only row IGNORE skips is a key already stored: the duplicate the
 // lookup then reports.
-//
-// Binding a text parameter costs a C allocation, a copy and a free under
-// the connection's mutex: the import's time is written into the SQL as a
-// literal, and the text columns that are mostly empty (model, agent,
-// prompt, outcome) are bound as NULL when empty and coalesced to ” by
-// SQLite, so that no NULL reaches them.
-func insertSQL(stamp string) func(n int) string {
-	row := "(?,?,?,coalesce(?,''),coalesce(?,''),coalesce(?,''),?,coalesce(?,''),?,?,?,?,?,?,?,?,?," + sqlQuote(stamp) + ")"
-	return func(n int) string {
-		return `INSERT OR IGNORE INTO traces (` + traceInsertCols + `) VALUES ` + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+func insertSQL(stamp string, mask uint32, n int) string {
+	var cols, row []string
+	k := 0
+	for i, c := range traceCols {
+		if mask&(1<<i) != 0 {
+			k++
+			cols = append(cols, c.name)
+			row = append(row, strings.Replace(c.param, "?", "?"+strconv.Itoa(k), 1))
+		}
 	}
+	for i, c := range traceCols {
+		if mask&(1<<i) == 0 {
+			cols = append(cols, c.name)
+			row = append(row, c.param)
+		}
+	}
+	cols = append(cols, "imported_at")
+	row = append(row, sqlQuote(stamp))
+	tuple := "(" + strings.Join(row, ",") + ")"
+	return `INSERT OR IGNORE INTO traces (` + strings.Join(cols, ", ") + `) VALUES ` + strings.TrimSuffix(strings.Repeat(tuple+",", n), ",")
 }
 
 // sqlQuote quotes s, which holds no NUL, as an SQL string literal.
@@ -385,26 +458,46 @@ func (im *Import) stmt(ctx context.Context, full *sql.Stmt, n int, build func(in
 	return st, func() { st.Close() }, nil
 }
 
+// maxInsertShapes bounds the prepared INSERTs an import keeps: a file
+// whose batches share ever-changing sets of columns prepares the rest
+// for one batch each.
+const maxInsertShapes = 8
+
 func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error) {
-	args := im.args[:0]
+	vals := im.vals[:0]
 	for _, i := range ins {
-		a := &p.batch[i]
-		t := a.Trace
-		var tin, tout any
-		if t.Tokens != nil {
-			tin, tout = t.Tokens.Input, t.Tokens.Output
+		vals = append(vals, traceValues(&p.batch[i]))
+	}
+	mask := sharedMask(vals)
+	args := im.args[:0]
+	for c := range traceCols {
+		if mask&(1<<c) != 0 {
+			args = append(args, vals[0][c])
 		}
-		args = append(args, t.RunID, t.TaskID, t.Seed, orNull(t.Model), orNull(t.Agent), orNull(t.PromptID), nullInt(t.ExitCode), orNull(string(t.Outcome)),
-			len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, a.Line)
 	}
-	im.args = args[:0]
-	st, done, err := im.stmt(ctx, im.insFull, len(ins), im.insertSQL)
-	if err != nil {
-		return 0, err
+	for r := range vals {
+		for c := range traceCols {
+			if mask&(1<<c) == 0 {
+				args = append(args, vals[r][c])
+			}
+		}
 	}
-	defer done()
+	clear(vals)
+	im.vals, im.args = vals[:0], args[:0]
+	defer clear(args)
+	st, ok := im.inserts[mask]
+	if !ok || len(ins) != importBatch {
+		var err error
+		if st, err = im.tx.PrepareContext(ctx, insertSQL(im.stamp, mask, len(ins))); err != nil {
+			return 0, mapErr(err)
+		}
+		if len(ins) == importBatch && len(im.inserts) < maxInsertShapes {
+			im.inserts[mask] = st
+		} else {
+			defer st.Close()
+		}
+	}
 	res, err := st.ExecContext(ctx, args...)
-	clear(args)
 	if err != nil {
 		return 0, mapErr(err)
 	}

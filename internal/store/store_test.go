@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -637,4 +638,69 @@ func labelAll(t *testing.T, db *DB, tv string) {
 		return out, nil
 	})
 	require.NoError(t, err)
+}
+
+// TestInsertSharesOnlyWhatABatchShares imports full batches whose
+// shareable columns hold one value, change in a single row, or change in
+// every row, and a short batch, and reads every column back: a value bound
+// once for the batch must not land in a row that had another.
+func TestInsertSharesOnlyWhatABatchShares(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	exit := func(v int) *int { return &v }
+	wall := func(v float64) *float64 { return &v }
+	type want struct {
+		tr   *triage.Trace
+		file string
+		line int
+	}
+	var ws []want
+	n := 3*importBatch + 37
+	for i := range n {
+		tr := trace("r1", fmt.Sprintf("T%03d", i%97), i, fmt.Sprintf("h%d", i))
+		tr.Model, tr.Agent, tr.Outcome, tr.ExitCode, tr.WallS = "m1", "a1", triage.OutcomeSuccess, exit(0), wall(1.5)
+		file := "f.jsonl"
+		switch b := i / importBatch; {
+		case b == 1 && i%importBatch == 200: // one row differs in each
+			tr.RunID, tr.Model, tr.Agent, tr.PromptID, tr.Outcome, tr.Source, file = "r2", "m2", "", "p9", "", "other", "g.jsonl"
+		case b == 2: // every row differs
+			tr.RunID = fmt.Sprintf("r%d", i%3)
+			tr.Model, tr.Agent, tr.PromptID = fmt.Sprintf("m%d", i%5), fmt.Sprintf("a%d", i%2), fmt.Sprintf("p%d", i%4)
+			tr.Source, file = fmt.Sprintf("s%d", i%2), fmt.Sprintf("f%d.jsonl", i%6)
+			if i%2 == 0 {
+				tr.Outcome, tr.ExitCode, tr.WallS = "", nil, nil
+			}
+		}
+		ws = append(ws, want{tr, file, i + 1})
+	}
+	im, err := db.BeginImport(ctx, func(a Added) error {
+		if a.Result != Imported {
+			return fmt.Errorf("%s: %v", a.Trace.Key(), a.Result)
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	for _, w := range ws {
+		require.NoError(t, im.Add(ctx, w.tr, nil, w.file, w.line))
+	}
+	require.NoError(t, im.Commit(ctx))
+
+	rows, err := db.db.QueryContext(ctx, `SELECT run_id, task_id, seed, model, agent, prompt_id, outcome, exit_code, wall_s, source, content_hash, file, line FROM traces ORDER BY id`)
+	require.NoError(t, err)
+	defer rows.Close()
+	i := 0
+	for ; rows.Next(); i++ {
+		var run, task, model, agent, prompt, outcome, source, hash, file string
+		var seed, line int
+		var exitCode sql.NullInt64
+		var wallS sql.NullFloat64
+		require.NoError(t, rows.Scan(&run, &task, &seed, &model, &agent, &prompt, &outcome, &exitCode, &wallS, &source, &hash, &file, &line))
+		w := ws[i]
+		require.Equal(t, []any{w.tr.RunID, w.tr.TaskID, w.tr.Seed, w.tr.Model, w.tr.Agent, w.tr.PromptID, string(w.tr.Outcome), w.tr.Source, w.tr.ContentHash, w.file, w.line},
+			[]any{run, task, seed, model, agent, prompt, outcome, source, hash, file, line}, "row %d", i)
+		require.Equal(t, w.tr.ExitCode != nil, exitCode.Valid, "row %d exit code", i)
+		require.Equal(t, w.tr.WallS != nil, wallS.Valid, "row %d wall", i)
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, n, i)
 }
