@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,8 +63,6 @@ type Import struct {
 	// it were written by this import.
 	maxID       int64
 	lookupFirst bool
-	args        []any
-	vals        [][len(traceCols)]any
 	// label, when set (LabelWith), gives every stored trace its rule
 	// verdict in this transaction.
 	label *importLabel
@@ -86,6 +85,13 @@ const (
 	importBatch      = 256
 	importBatchBytes = 8 << 20
 )
+
+// maxInflight is how many batches may be packing while one is written.
+// With one, the writer waited for the packing of the next batch for a
+// quarter of `import --rules`: packing shares its core with decoding, and
+// the two together take about what writing takes. Each more batch in
+// flight costs about 9 MB of peak memory (docs/PERFORMANCE.md).
+const maxInflight = 2
 
 // BeginImport starts an import transaction. The transaction is immediate:
 // a second writer waits (busy_timeout) instead of failing. onResult
@@ -189,8 +195,15 @@ func traceValues(a *Added) [len(traceCols)]any {
 	if t.Tokens != nil {
 		tin, tout = t.Tokens.Input, t.Tokens.Output
 	}
-	return [...]any{t.RunID, t.TaskID, t.Seed, orNull(t.Model), orNull(t.Agent), orNull(t.PromptID), nullInt(t.ExitCode), orNull(string(t.Outcome)),
-		len(t.ToolCalls), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, a.Line}
+	var exit any
+	if t.ExitCode != nil {
+		exit = int64(*t.ExitCode)
+	}
+	// Integers go in as int64: database/sql passes driver.Value types
+	// through as they are, and converts any other by reflection and a
+	// second allocation.
+	return [...]any{t.RunID, t.TaskID, int64(t.Seed), orNull(t.Model), orNull(t.Agent), orNull(t.PromptID), exit, orNull(string(t.Outcome)),
+		int64(len(t.ToolCalls)), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, int64(a.Line)}
 }
 
 // sharedMask has bit i set when shareable column i holds one value in
@@ -280,7 +293,7 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 	b := im.takePending()
 	go b.pack()
 	im.inflight = append(im.inflight, b)
-	if len(im.inflight) > 1 {
+	if len(im.inflight) > maxInflight {
 		return im.writeOldest(ctx)
 	}
 	return nil
@@ -297,7 +310,15 @@ type packing struct {
 	// too: labelling is parallel work as well.
 	label    *importLabel
 	verdicts labelled
-	done     chan struct{}
+	// firstOf[i] is the place of the batch's first trace with batch[i]'s
+	// key, and uniq those first places in order; mask and args are the
+	// INSERT of uniq (insertArgs). Worked out here too, so that the
+	// writer, which is the import's bottleneck, only writes.
+	firstOf []int
+	uniq    []int
+	mask    uint32
+	args    []any
+	done    chan struct{}
 }
 
 func (p *packing) pack() {
@@ -310,6 +331,27 @@ func (p *packing) pack() {
 	if p.label != nil {
 		p.verdicts = p.label.batch(p.batch)
 	}
+	p.firstOf, p.uniq = firstOfKeys(p.batch)
+	p.mask, p.args = insertArgs(p.batch, p.uniq)
+}
+
+// firstOfKeys finds, for each trace of batch, the first trace with its
+// key, and lists those first ones: a key repeated in one batch is
+// written once.
+func firstOfKeys(batch []Added) (firstOf, uniq []int) {
+	firstOf = make([]int, len(batch))
+	seen := make(map[traceKey]int, len(batch))
+	for i := range batch {
+		k := keyOf(batch[i].Trace)
+		f, ok := seen[k]
+		if !ok {
+			f = i
+			seen[k] = i
+			uniq = append(uniq, i)
+		}
+		firstOf[i] = f
+	}
+	return firstOf, uniq
 }
 
 // takePending hands the queued traces to a new packing.
@@ -357,57 +399,54 @@ func keyOf(t *triage.Trace) traceKey { return traceKey{t.RunID, t.TaskID, t.Seed
 // is looked up first, so a re-import costs one query a batch.
 func (im *Import) write(ctx context.Context, p *packing) error {
 	batch := p.batch
-	first := make(map[traceKey]int, len(batch))
-	uniq := make([]int, 0, len(batch))
-	for i := range batch {
-		k := keyOf(batch[i].Trace)
-		if _, ok := first[k]; !ok {
-			first[k] = i
-			uniq = append(uniq, i)
-		}
-	}
-	stored := map[traceKey]storedKey{}
-	var err error
-	toInsert := uniq
+	var ids []int64
+	var ours []int
+	// stored is what the store holds under each key of the batch, when
+	// not every key was new; nil when the batch's INSERT wrote them all.
+	var stored map[traceKey]storedKey
 	if im.lookupFirst {
-		if stored, err = im.lookup(ctx, batch, uniq); err != nil {
+		var err error
+		if stored, err = im.lookup(ctx, batch, p.uniq); err != nil {
 			return err
 		}
-		toInsert = toInsert[:0:0]
-		for _, i := range uniq {
+		var toInsert []int
+		for _, i := range p.uniq {
 			if _, ok := stored[keyOf(batch[i].Trace)]; !ok {
 				toInsert = append(toInsert, i)
 			}
 		}
-	}
-	if len(toInsert) > 0 {
+		if len(toInsert) > 0 {
+			mask, args := insertArgs(batch, toInsert)
+			if err := im.insertSome(ctx, batch, toInsert, mask, args, stored); err != nil {
+				return err
+			}
+		}
+	} else {
 		prev := im.maxID
-		n, err := im.insert(ctx, p, toInsert)
+		n, err := im.insert(ctx, p.mask, p.args, len(p.uniq))
 		if err != nil {
 			return err
 		}
-		if n != len(toInsert) {
-			// Someone else stored some of these keys meanwhile.
-			more, err := im.lookup(ctx, batch, toInsert)
-			if err != nil {
-				return err
-			}
-			for k, v := range more {
-				if v.id > prev {
-					v.ours = true
-				}
-				stored[k] = v
-			}
-		} else {
+		if n == len(p.uniq) {
 			// All landed: one statement in one transaction assigns
 			// consecutive rowids in VALUES order.
-			first := im.maxID - int64(n) + 1
-			for j, i := range toInsert {
-				stored[keyOf(batch[i].Trace)] = storedKey{hash: batch[i].Trace.ContentHash, id: first + int64(j), ours: true}
+			ids, ours = make([]int64, n), p.uniq
+			for j := range ids {
+				ids[j] = im.maxID - int64(n) + 1 + int64(j)
 			}
+		} else {
+			// Someone else stored some of these keys meanwhile.
+			if stored, err = im.lookup(ctx, batch, p.uniq); err != nil {
+				return err
+			}
+			markOurs(stored, prev)
 		}
-		ids, ours, err := im.insertChunk(ctx, p, toInsert, stored)
-		if err != nil {
+	}
+	if stored != nil {
+		ids, ours = storedByUs(batch, p.uniq, stored)
+	}
+	if len(ids) > 0 {
+		if err := im.insertChunk(ctx, p, ids, ours); err != nil {
 			return err
 		}
 		if im.label != nil {
@@ -418,13 +457,17 @@ func (im *Import) write(ctx context.Context, p *packing) error {
 	}
 	imported := 0
 	for i := range batch {
-		k := keyOf(batch[i].Trace)
-		st := stored[k]
+		f := p.firstOf[i]
+		hash, ours := batch[f].Trace.ContentHash, true
+		if stored != nil {
+			st := stored[keyOf(batch[i].Trace)]
+			hash, ours = st.hash, st.ours
+		}
 		switch {
-		case first[k] == i && st.ours:
+		case f == i && ours:
 			batch[i].Result = Imported
 			imported++
-		case st.hash == batch[i].Trace.ContentHash:
+		case hash == batch[i].Trace.ContentHash:
 			batch[i].Result = Duplicate
 		default:
 			batch[i].Result = Conflict
@@ -437,6 +480,59 @@ func (im *Import) write(ctx context.Context, p *packing) error {
 		}
 	}
 	return nil
+}
+
+// insertSome writes the traces at idx, none of which the lookup found,
+// and adds what the store then holds under their keys to stored.
+func (im *Import) insertSome(ctx context.Context, batch []Added, idx []int, mask uint32, args []any, stored map[traceKey]storedKey) error {
+	prev := im.maxID
+	n, err := im.insert(ctx, mask, args, len(idx))
+	if err != nil {
+		return err
+	}
+	if n == len(idx) {
+		for j, i := range idx {
+			stored[keyOf(batch[i].Trace)] = storedKey{hash: batch[i].Trace.ContentHash, id: im.maxID - int64(n) + 1 + int64(j), ours: true}
+		}
+		return nil
+	}
+	// Someone else stored some of these keys meanwhile.
+	more, err := im.lookup(ctx, batch, idx)
+	if err != nil {
+		return err
+	}
+	markOurs(more, prev)
+	maps.Copy(stored, more)
+	return nil
+}
+
+// markOurs marks the keys whose trace this import wrote: those with an id
+// above prev, the highest before its INSERT.
+func markOurs(stored map[traceKey]storedKey, prev int64) {
+	for k, v := range stored {
+		if v.id > prev {
+			v.ours = true
+			stored[k] = v
+		}
+	}
+}
+
+// storedByUs lists the ids of the traces of uniq this import wrote,
+// ascending, and their places in batch.
+func storedByUs(batch []Added, uniq []int, stored map[traceKey]storedKey) ([]int64, []int) {
+	var ours []int
+	for _, i := range uniq {
+		if stored[keyOf(batch[i].Trace)].ours {
+			ours = append(ours, i)
+		}
+	}
+	id := func(i int) int64 { return stored[keyOf(batch[i].Trace)].id }
+	sort.Slice(ours, func(a, b int) bool { return id(ours[a]) < id(ours[b]) })
+	ids := make([]int64, len(ours))
+	for j, i := range ours {
+		ids[j] = id(i)
+	}
+	return ids, ours
 }
 
 // storedKey is what the store holds under a key: its content hash, and
@@ -463,13 +559,15 @@ func (im *Import) stmt(ctx context.Context, full *sql.Stmt, n int, build func(in
 // for one batch each.
 const maxInsertShapes = 8
 
-func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error) {
-	vals := im.vals[:0]
-	for _, i := range ins {
-		vals = append(vals, traceValues(&p.batch[i]))
+// insertArgs are the mask of columns the traces at idx share and the
+// arguments of their INSERT (insertSQL).
+func insertArgs(batch []Added, idx []int) (uint32, []any) {
+	vals := make([][len(traceCols)]any, len(idx))
+	for j, i := range idx {
+		vals[j] = traceValues(&batch[i])
 	}
 	mask := sharedMask(vals)
-	args := im.args[:0]
+	args := make([]any, 0, len(traceCols)*len(idx))
 	for c := range traceCols {
 		if mask&(1<<c) != 0 {
 			args = append(args, vals[0][c])
@@ -482,16 +580,19 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 			}
 		}
 	}
-	clear(vals)
-	im.vals, im.args = vals[:0], args[:0]
-	defer clear(args)
+	return mask, args
+}
+
+// insert writes n traces: the INSERT of mask with args (insertArgs). It
+// returns how many landed.
+func (im *Import) insert(ctx context.Context, mask uint32, args []any, n int) (int, error) {
 	st, ok := im.inserts[mask]
-	if !ok || len(ins) != importBatch {
+	if !ok || n != importBatch {
 		var err error
-		if st, err = im.tx.PrepareContext(ctx, insertSQL(im.stamp, mask, len(ins))); err != nil {
+		if st, err = im.tx.PrepareContext(ctx, insertSQL(im.stamp, mask, n)); err != nil {
 			return 0, mapErr(err)
 		}
-		if len(ins) == importBatch && len(im.inserts) < maxInsertShapes {
+		if n == importBatch && len(im.inserts) < maxInsertShapes {
 			im.inserts[mask] = st
 		} else {
 			defer st.Close()
@@ -501,50 +602,38 @@ func (im *Import) insert(ctx context.Context, p *packing, ins []int) (int, error
 	if err != nil {
 		return 0, mapErr(err)
 	}
-	n, _ := res.RowsAffected()
-	if n > 0 {
+	landed, _ := res.RowsAffected()
+	if landed > 0 {
 		im.maxID, _ = res.LastInsertId()
 	}
-	return int(n), nil
+	return int(landed), nil
 }
 
-// insertChunk stores the bodies of the traces this import wrote, a chunk
-// for each run packRuns cuts. The blocks packed ahead hold the whole
-// batch; when some of it was already stored (rare outside a re-import,
-// which writes no chunk) the new traces are packed again on their own.
-// It returns the new traces' ids, ascending, and their places in the
-// batch.
-func (im *Import) insertChunk(ctx context.Context, p *packing, idx []int, stored map[traceKey]storedKey) ([]int64, []int, error) {
-	ids := make([]int64, 0, len(idx))
-	ours := make([]int, 0, len(idx))
-	for _, i := range idx {
-		if st := stored[keyOf(p.batch[i].Trace)]; st.ours {
-			ids = append(ids, st.id)
-			ours = append(ours, i)
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil, nil
-	}
+// insertChunk stores the bodies of the traces this import wrote (ids,
+// ascending, at places ours of the batch), a chunk for each run packRuns
+// cuts. The blocks packed ahead hold the whole batch; when only some of
+// it was written (rare outside a re-import, which writes no chunk) those
+// are packed again on their own.
+func (im *Import) insertChunk(ctx context.Context, p *packing, ids []int64, ours []int) error {
 	runs, blocks := p.runs, p.blocks
-	if len(ours) != len(p.batch) || !sort.SliceIsSorted(ids, func(a, b int) bool { return ids[a] < ids[b] }) {
-		sort.Slice(ours, func(a, b int) bool {
-			return stored[keyOf(p.batch[ours[a]].Trace)].id < stored[keyOf(p.batch[ours[b]].Trace)].id
-		})
+	whole := len(ours) == len(p.batch)
+	for j, i := range ours {
+		whole = whole && i == j
+	}
+	if !whole {
 		raws, norms := make([][]byte, len(ours)), make([][]byte, len(ours))
 		for j, i := range ours {
 			raws[j], norms[j] = p.batch[i].Trace.Raw, p.batch[i].Norm
-			ids[j] = stored[keyOf(p.batch[i].Trace)].id
 		}
 		runs, blocks = packRuns(raws, norms)
 	}
 	for r, run := range runs {
 		part := ids[run[0]:run[1]]
 		if _, err := im.chunk.ExecContext(ctx, part[0], part[len(part)-1], chunkBody(part, blocks[r])); err != nil {
-			return nil, nil, mapErr(err)
+			return mapErr(err)
 		}
 	}
-	return ids, ours, nil
+	return nil
 }
 
 func (im *Import) lookup(ctx context.Context, batch []Added, idx []int) (map[traceKey]storedKey, error) {

@@ -704,3 +704,53 @@ func TestInsertSharesOnlyWhatABatchShares(t *testing.T) {
 	require.NoError(t, rows.Err())
 	require.Equal(t, n, i)
 }
+
+// TestNewTracesAfterABatchOfDuplicates covers the batch looked up before
+// it is written (the one after a batch of nothing but duplicates): its new
+// traces land with their bodies, its old ones are duplicates or conflicts,
+// and a key repeated inside it meets its first occurrence.
+func TestNewTracesAfterABatchOfDuplicates(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	var old []*triage.Trace
+	for i := range importBatch {
+		old = append(old, trace("r", "A", i, fmt.Sprint(i)))
+	}
+	importAll(t, db, old...)
+
+	ts := append([]*triage.Trace{}, old...) // batch 1: all duplicates
+	var want []AddResult
+	for range old {
+		want = append(want, Duplicate)
+	}
+	for i := range importBatch { // batch 2: looked up first
+		switch {
+		case i%4 == 0:
+			ts = append(ts, trace("r", "A", i, fmt.Sprint(i)))
+			want = append(want, Duplicate)
+		case i%4 == 1:
+			ts = append(ts, trace("r", "A", i, "changed"))
+			want = append(want, Conflict)
+		case i%4 == 2:
+			ts = append(ts, trace("r", "B", i, "new"))
+			want = append(want, Imported)
+		default: // a repeat of the new trace just before
+			ts = append(ts, trace("r", "B", i-1, "new"))
+			want = append(want, Duplicate)
+		}
+	}
+	require.Equal(t, want, importAll(t, db, ts...))
+
+	sums, err := db.Summaries(ctx, "r")
+	require.NoError(t, err)
+	require.Len(t, sums, importBatch+importBatch/4)
+	for _, s := range sums {
+		tr, err := db.Trace(ctx, s.ID)
+		require.NoError(t, err)
+		require.Equal(t, fmt.Sprintf(`{"task_id":%q,"seed":%d,"h":%q}`, s.TaskID, s.Seed, s.ContentHash), string(tr.Raw), s.Key())
+		if s.TaskID == "A" {
+			require.Equal(t, fmt.Sprint(s.Seed), s.ContentHash, "a conflict never overwrites")
+		}
+	}
+}
