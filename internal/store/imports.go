@@ -50,10 +50,13 @@ type Import struct {
 	inserts  map[uint32]*sql.Stmt
 	lookFull *sql.Stmt
 	chunk    *sql.Stmt
-	runs     map[string]bool
-	stamp    string
-	closed   bool
-	pending  []Added
+	newFile  *sql.Stmt
+	// imports are the imports rows of the files met so far.
+	imports map[string]int64
+	runs    map[string]bool
+	stamp   string
+	closed  bool
+	pending []Added
 	// pendingBytes is the bodies' size in pending: a batch also ends at
 	// importBatchBytes, so a file of large traces holds few at once.
 	pendingBytes int
@@ -75,6 +78,8 @@ type Added struct {
 	File   string
 	Line   int
 	Result AddResult
+	// importID is File's imports row.
+	importID int64
 }
 
 // importBatch is how many traces one statement writes: a multi-row
@@ -113,13 +118,16 @@ func (s *DB) BeginImport(ctx context.Context, onResult func(Added) error) (*Impo
 		restoreForeignKeys(conn)
 		return nil, fmt.Errorf("begin import: %w", mapErr(err))
 	}
-	im := &Import{conn: conn, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult, inserts: map[uint32]*sql.Stmt{}}
+	im := &Import{conn: conn, tx: tx, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult, inserts: map[uint32]*sql.Stmt{}, imports: map[string]int64{}}
 	im.rej, err = tx.PrepareContext(ctx, `INSERT INTO rejects (file, line, reason, raw, raw_sha256, created_at) VALUES (?,?,?,?,?,?) ON CONFLICT DO NOTHING`)
 	if err == nil {
 		im.lookFull, err = tx.PrepareContext(ctx, lookupSQL(importBatch))
 	}
 	if err == nil {
 		im.chunk, err = tx.PrepareContext(ctx, `INSERT INTO trace_chunks (first_id, last_id, body) VALUES (?,?,?)`)
+	}
+	if err == nil {
+		im.newFile, err = tx.PrepareContext(ctx, `INSERT INTO imports (file, imported_at) VALUES (?,?)`)
 	}
 	if err == nil {
 		err = tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM traces`).Scan(&im.maxID)
@@ -156,15 +164,14 @@ func restoreForeignKeys(conn *sql.Conn) {
 }
 
 // traceCols are the columns an import binds, in the order traceValues
-// gives them; the import's time is the last column, written as a literal.
-// share marks the columns whose value most batches hold for every row:
-// insertSQL binds such a column once for the whole batch.
+// gives them. share marks the columns whose value most batches hold for
+// every row: insertSQL binds such a column once for the whole batch.
 //
 // Binding a parameter takes the connection's mutex and, for text, a C
 // allocation, a copy and a free: the binds were a quarter of the import's
 // writer (docs/PERFORMANCE.md). The mostly empty text columns (model,
 // agent, prompt, outcome) are bound as NULL when empty and coalesced to
-// ” by SQLite, so that no NULL reaches them.
+// the empty string by SQLite, so that no NULL reaches them.
 var traceCols = [...]struct {
 	name, param string
 	share       bool
@@ -184,7 +191,7 @@ var traceCols = [...]struct {
 	{"cost_usd", "?", false},
 	{"source", "?", true},
 	{"content_hash", "?", false},
-	{"file", "?", true},
+	{"import_id", "?", true},
 	{"line", "?", false},
 }
 
@@ -203,7 +210,7 @@ func traceValues(a *Added) [len(traceCols)]any {
 	// through as they are, and converts any other by reflection and a
 	// second allocation.
 	return [...]any{t.RunID, t.TaskID, int64(t.Seed), orNull(t.Model), orNull(t.Agent), orNull(t.PromptID), exit, orNull(string(t.Outcome)),
-		int64(len(t.ToolCalls)), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.File, int64(a.Line)}
+		int64(len(t.ToolCalls)), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.importID, int64(a.Line)}
 }
 
 // sharedMask has bit i set when shareable column i holds one value in
@@ -236,7 +243,7 @@ func sharedMask(vals [][len(traceCols)]any) uint32 {
 // binds no NULL to a NOT NULL column and no value of the wrong type, so
 // the only row IGNORE skips is a key already stored: the duplicate the
 // lookup then reports.
-func insertSQL(stamp string, mask uint32, n int) string {
+func insertSQL(mask uint32, n int) string {
 	var cols, row []string
 	k := 0
 	for i, c := range traceCols {
@@ -252,14 +259,9 @@ func insertSQL(stamp string, mask uint32, n int) string {
 			row = append(row, c.param)
 		}
 	}
-	cols = append(cols, "imported_at")
-	row = append(row, sqlQuote(stamp))
 	tuple := "(" + strings.Join(row, ",") + ")"
 	return `INSERT OR IGNORE INTO traces (` + strings.Join(cols, ", ") + `) VALUES ` + strings.TrimSuffix(strings.Repeat(tuple+",", n), ",")
 }
-
-// sqlQuote quotes s, which holds no NUL, as an SQL string literal.
-func sqlQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // orNull is s, or NULL when s is empty (see insertSQL).
 func orNull(s string) any {
@@ -283,7 +285,18 @@ func (im *Import) Add(ctx context.Context, t *triage.Trace, norm []byte, file st
 		}
 		im.runs[t.RunID] = true
 	}
-	im.pending = append(im.pending, Added{Trace: t, Norm: norm, File: file, Line: line})
+	importID, ok := im.imports[file]
+	if !ok {
+		res, err := im.newFile.ExecContext(ctx, file, im.stamp)
+		if err != nil {
+			return mapErr(err)
+		}
+		if importID, err = res.LastInsertId(); err != nil {
+			return mapErr(err)
+		}
+		im.imports[file] = importID
+	}
+	im.pending = append(im.pending, Added{Trace: t, Norm: norm, File: file, Line: line, importID: importID})
 	im.pendingBytes += len(t.Raw) + len(norm)
 	if len(im.pending) < importBatch && im.pendingBytes < importBatchBytes {
 		return nil
@@ -589,7 +602,7 @@ func (im *Import) insert(ctx context.Context, mask uint32, args []any, n int) (i
 	st, ok := im.inserts[mask]
 	if !ok || n != importBatch {
 		var err error
-		if st, err = im.tx.PrepareContext(ctx, insertSQL(im.stamp, mask, n)); err != nil {
+		if st, err = im.tx.PrepareContext(ctx, insertSQL(mask, n)); err != nil {
 			return 0, mapErr(err)
 		}
 		if n == importBatch && len(im.inserts) < maxInsertShapes {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -61,7 +63,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	require.NoError(t, err)
 	var n int
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 5, n)
+	require.Equal(t, 6, n)
 	var mode string
 	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
 	require.Equal(t, "wal", mode)
@@ -72,7 +74,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	db, err = Open(ctx, path, testDecode)
 	require.NoError(t, err)
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 5, n, "reopening applies nothing twice")
+	require.Equal(t, 6, n, "reopening applies nothing twice")
 	db.Close()
 }
 
@@ -685,7 +687,7 @@ func TestInsertSharesOnlyWhatABatchShares(t *testing.T) {
 	}
 	require.NoError(t, im.Commit(ctx))
 
-	rows, err := db.db.QueryContext(ctx, `SELECT run_id, task_id, seed, model, agent, prompt_id, outcome, exit_code, wall_s, source, content_hash, file, line FROM traces ORDER BY id`)
+	rows, err := db.db.QueryContext(ctx, `SELECT t.run_id, t.task_id, t.seed, t.model, t.agent, t.prompt_id, t.outcome, t.exit_code, t.wall_s, t.source, t.content_hash, i.file, t.line FROM traces t JOIN imports i ON i.id = t.import_id ORDER BY t.id`)
 	require.NoError(t, err)
 	defer rows.Close()
 	i := 0
@@ -753,4 +755,67 @@ func TestNewTracesAfterABatchOfDuplicates(t *testing.T) {
 			require.Equal(t, fmt.Sprint(s.Seed), s.ContentHash, "a conflict never overwrites")
 		}
 	}
+}
+
+// A store made before migration 0006 keeps each trace's file and import
+// time: they move to one imports row for each import, and import goes on
+// from there.
+func TestOldStoreGetsItsImports(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.db")
+	ctx := context.Background()
+	old, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
+	require.NoError(t, err)
+	_, err = old.ExecContext(ctx, `CREATE TABLE migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT`)
+	require.NoError(t, err)
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	require.NoError(t, err)
+	sort.Strings(names)
+	for _, name := range names[:5] {
+		body, err := fs.ReadFile(migrations, name)
+		require.NoError(t, err)
+		_, err = old.ExecContext(ctx, string(body))
+		require.NoError(t, err, name)
+		_, err = old.ExecContext(ctx, `INSERT INTO migrations VALUES (?, 'then')`, name)
+		require.NoError(t, err)
+	}
+	_, err = old.ExecContext(ctx, `INSERT INTO runs (id, created_at) VALUES ('r', 'then');
+		INSERT INTO traces (run_id, task_id, seed, source, content_hash, file, line, imported_at) VALUES
+			('r', 'T1', 0, 'jsonl', 'h1', 'a.jsonl', 1, '2026-01-01T00:00:00Z'),
+			('r', 'T2', 0, 'jsonl', 'h2', 'b.jsonl', 1, '2026-01-01T00:00:00Z'),
+			('r', 'T3', 0, 'jsonl', 'h3', 'a.jsonl', 2, '2026-01-01T00:00:00Z'),
+			('r', 'T1', 1, 'jsonl', 'h4', 'a.jsonl', 1, '2026-02-01T00:00:00Z')`)
+	require.NoError(t, err)
+	require.NoError(t, old.Close())
+
+	db, err := Open(ctx, path, testDecode)
+	require.NoError(t, err)
+	defer db.Close()
+	read := func() []string {
+		rows, err := db.db.QueryContext(ctx, `SELECT t.task_id, t.seed, i.id, i.file, t.line, i.imported_at FROM traces t JOIN imports i ON i.id = t.import_id ORDER BY t.id`)
+		require.NoError(t, err)
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var task, file, at string
+			var seed, imp, line int
+			require.NoError(t, rows.Scan(&task, &seed, &imp, &file, &line, &at))
+			out = append(out, fmt.Sprintf("%s#%d import %d %s:%d at %s", task, seed, imp, file, line, at))
+		}
+		require.NoError(t, rows.Err())
+		return out
+	}
+	require.Equal(t, []string{
+		"T1#0 import 1 a.jsonl:1 at 2026-01-01T00:00:00Z",
+		"T2#0 import 2 b.jsonl:1 at 2026-01-01T00:00:00Z",
+		"T3#0 import 1 a.jsonl:2 at 2026-01-01T00:00:00Z",
+		"T1#1 import 3 a.jsonl:1 at 2026-02-01T00:00:00Z",
+	}, read())
+	problems, err := db.Check(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"4 traces have no stored row"}, problems, "the hand-made traces have no bodies, and nothing else is wrong")
+
+	db.Now = func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }
+	require.Equal(t, []AddResult{Imported, Duplicate}, importAll(t, db, trace("r", "T4", 0, "h5"), trace("r", "T1", 0, "h1")))
+	require.Equal(t, "T4#0 import 4 f.jsonl:1 at 2026-03-01T00:00:00Z", read()[4])
 }
