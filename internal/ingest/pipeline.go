@@ -142,14 +142,17 @@ func isBlank(b []byte) bool {
 func splitLines(ctx context.Context, r io.Reader, send func(*batch) bool) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	lineNo := 0
-	cur := &batch{}
+	newBatch := func() *batch {
+		return &batch{lines: make([][]byte, 0, batchLines), lineNos: make([]int, 0, batchLines)}
+	}
+	cur := newBatch()
 	size := 0
 	flush := func() bool {
 		if len(cur.lines) == 0 {
 			return true
 		}
 		ok := send(cur)
-		cur, size = &batch{}, 0
+		cur, size = newBatch(), 0
 		return ok
 	}
 	var long []byte
