@@ -1,13 +1,13 @@
 package diffview
 
 import (
+	"embed"
 	"path"
 	"strings"
 	"sync"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/charmbracelet/lipgloss"
 )
 
@@ -77,6 +77,39 @@ func (h *highlighter) lexer(p string) chroma.Lexer {
 	return l
 }
 
+// chromaStyles are the chroma styles Style.Chroma may name, copied from
+// chroma (chromastyles/README.md): its styles package parses every style
+// it has when the process starts, whatever the command.
+//
+//go:embed chromastyles/*.xml
+var chromaStyles embed.FS
+
+// styleMemo holds the styles parsed so far, by name.
+var styleMemo = struct {
+	sync.Mutex
+	m map[string]*chroma.Style
+}{m: map[string]*chroma.Style{}}
+
+// chromaStyle returns the named style, parsed on first use; a name with
+// no embedded style gets chroma's plain fallback, as the styles package
+// gives.
+func chromaStyle(name string) *chroma.Style {
+	styleMemo.Lock()
+	defer styleMemo.Unlock()
+	if s, ok := styleMemo.m[name]; ok {
+		return s
+	}
+	s := chroma.MustNewStyle("plain", chroma.StyleEntries{})
+	if f, err := chromaStyles.Open("chromastyles/" + name + ".xml"); err == nil {
+		if parsed, err := chroma.NewXMLStyle(f); err == nil {
+			s = parsed
+		}
+		f.Close()
+	}
+	styleMemo.m[name] = s
+	return s
+}
+
 // tokens splits text into chroma tokens for path, or returns nil when
 // highlighting is off, no lexer matches, or the lexer fails.
 func (h *highlighter) tokens(st Style, p, text string) []chroma.Token {
@@ -88,7 +121,7 @@ func (h *highlighter) tokens(st Style, p, text string) []chroma.Token {
 		return nil
 	}
 	if h.style == nil || h.styleName != st.Chroma {
-		h.style, h.styleName = styles.Get(st.Chroma), st.Chroma
+		h.style, h.styleName = chromaStyle(st.Chroma), st.Chroma
 		clear(h.tok)
 	}
 	it, err := l.Tokenise(nil, text)
