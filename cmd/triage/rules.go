@@ -85,13 +85,13 @@ func (rr *runRules) compiled(tax *triage.Taxonomy, task string) *rules.Compiled 
 // during LabelPending the store's one connection is inside a transaction,
 // so the callback must not query the store.
 func (l *labeller) prepare(ctx context.Context) error {
-	runs, err := l.db.Runs(ctx)
+	runs, err := l.db.RunControls(ctx)
 	if err != nil {
 		return err
 	}
 	l.runs = make(map[string]*runRules, len(runs))
-	for _, r := range runs {
-		l.runs[r.Controls.RunID] = &runRules{controls: r.Controls, budgets: rules.BudgetsFromControls(&r.Controls)}
+	for _, c := range runs {
+		l.runs[c.RunID] = &runRules{controls: c, budgets: rules.BudgetsFromControls(&c)}
 	}
 	return nil
 }

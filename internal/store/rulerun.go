@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -266,6 +267,11 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 	if err != nil {
 		return out, mapErr(err)
 	}
+	if runID == "" {
+		if all, err := allMarked(ctx, q, maxID, done); all || err != nil {
+			return out, err
+		}
+	}
 	if ok, err := pendingInSpans(ctx, q, runID, maxID, done, &out); ok || err != nil {
 		return out, err
 	}
@@ -312,6 +318,28 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 // span whose count fills it holds exactly the run's traces, so no trace
 // row is read. It reports false, having added nothing, when some run's
 // ids are interleaved with another's.
+// allMarked reports whether done marks every trace, without reading the
+// traces: their ids are dense (1…maxID, as import writes them) when there
+// are maxID of them, and done marks only ids up to maxID, so maxID marks
+// are all of them. It answers a `rules run` with nothing to do, after
+// import --rules or a first run, from a page count instead of a walk of
+// every trace's index entry (a fifth of a second at 1M).
+func allMarked(ctx context.Context, q querier, maxID int64, done []uint64) (bool, error) {
+	marked := 0
+	for _, w := range done {
+		marked += bits.OnesCount64(w)
+	}
+	marked -= int(done[0] & 1) // no trace has id 0
+	if int64(marked) != maxID {
+		return false, nil
+	}
+	var n int64
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM traces`).Scan(&n); err != nil {
+		return false, mapErr(err)
+	}
+	return n == maxID, nil
+}
+
 func pendingInSpans(ctx context.Context, q querier, runID string, maxID int64, done []uint64, out *pending) (bool, error) {
 	query, args := `SELECT run_id, min(id), max(id), count(*) FROM traces GROUP BY run_id`, []any(nil)
 	if runID != "" {

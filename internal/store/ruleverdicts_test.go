@@ -1,7 +1,9 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -82,4 +84,52 @@ func FuzzDecodeRuleVerdicts(f *testing.F) {
 			t.Fatalf("%d entries for %d", len(rests), n)
 		}
 	})
+}
+
+// A rules run with nothing to do learns it from the verdicts and a count
+// (allMarked); new traces, ids with a gap, or a verdict naming no trace
+// send it the long way, which still finds exactly the pending traces.
+func TestNothingPendingIsFoundWithoutMissingAny(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openTest(t)
+	pendingIDs := func() []int64 {
+		var ids []int64
+		_, err := db.LabelPending(ctx, "", "tv", "1", func(rows []StoredRow) ([]triage.LabelEvent, error) {
+			for _, r := range rows {
+				ids = append(ids, r.ID)
+			}
+			return nil, errors.New("look only")
+		})
+		if len(ids) == 0 {
+			require.NoError(t, err)
+		}
+		return ids
+	}
+	importAll(t, db, trace("r", "T1", 0, "h1"), trace("r", "T2", 0, "h2"), trace("s", "T1", 0, "h3"))
+	require.Equal(t, []int64{1, 2, 3}, pendingIDs())
+	labelAll(t, db, "tv")
+	require.Empty(t, pendingIDs())
+	all, err := allMarked(ctx, db.db, 3, []uint64{0b1110})
+	require.NoError(t, err)
+	require.True(t, all)
+
+	importAll(t, db, trace("r", "T3", 0, "h4"))
+	require.Equal(t, []int64{4}, pendingIDs())
+
+	// A verdict on id 0 (no trace has it) does not stand in for trace 4.
+	_, err = db.db.ExecContext(ctx, `PRAGMA foreign_keys = OFF`)
+	require.NoError(t, err)
+	writeLegacyVerdicts(t, db, []triage.LabelEvent{legacyVerdict(0, triage.Timeout, "tv")}, true)
+	require.Equal(t, []int64{4}, pendingIDs())
+	all, err = allMarked(ctx, db.db, 4, []uint64{0b01111})
+	require.NoError(t, err)
+	require.False(t, all, "ids 0 to 3 marked, trace 4 not")
+
+	// Ids with a gap: four traces, the highest id 5.
+	_, err = db.db.ExecContext(ctx, `UPDATE traces SET id = 5 WHERE id = 4`)
+	require.NoError(t, err)
+	all, err = allMarked(ctx, db.db, 5, []uint64{0b111110})
+	require.NoError(t, err)
+	require.False(t, all, "5 marks up to id 5, but only 4 traces")
 }

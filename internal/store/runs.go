@@ -125,6 +125,26 @@ func (s *DB) Runs(ctx context.Context) ([]RunInfo, error) {
 	return out, mapErr(rows.Err())
 }
 
+// RunControls lists every run's frozen controls without counting its
+// traces, which Runs does by walking each run's index: a tenth of a second
+// on a million-trace store, for callers that only need the controls.
+func (s *DB) RunControls(ctx context.Context) ([]triage.Controls, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY created_at, id`)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []triage.Controls
+	for rows.Next() {
+		c, _, err := scanRun(rows)
+		if err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, c)
+	}
+	return out, mapErr(rows.Err())
+}
+
 // frozenError is an ErrFrozen with a message fit for a user.
 type frozenError struct{ msg string }
 
