@@ -56,15 +56,9 @@ type DB struct {
 // Open opens (creating if needed) the store at path and migrates it.
 func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 	q := url.Values{}
-	// page_size applies to a new file only, and only before journal_mode
-	// writes its first page: the driver runs the _pragma list sorted by
-	// name, and _journal_mode after it. Pages of 16 KiB instead of 4 KiB
-	// take a quarter of the syscalls to write, checkpoint and read a
-	// store (docs/PERFORMANCE.md); older stores keep theirs.
-	for _, p := range []string{"foreign_keys(1)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-16384)", "page_size(16384)"} {
+	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-16384)"} {
 		q.Add("_pragma", p)
 	}
-	q.Set("_journal_mode", "WAL")
 	q.Set("_txlock", "immediate")
 	uri := uriPath.Replace(path)
 	if strings.HasPrefix(uri, "/") {

@@ -819,32 +819,3 @@ func TestOldStoreGetsItsImports(t *testing.T) {
 	require.Equal(t, []AddResult{Imported, Duplicate}, importAll(t, db, trace("r", "T4", 0, "h5"), trace("r", "T1", 0, "h1")))
 	require.Equal(t, "T4#0 import 4 f.jsonl:1 at 2026-03-01T00:00:00Z", read()[4])
 }
-
-// A new store gets pages of 16 KiB and WAL; a store made with 4 KiB pages
-// keeps them and opens as before.
-func TestNewStoresGetLargerPages(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	pageSize := func(db *DB) (n int, mode string) {
-		require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA page_size`).Scan(&n))
-		require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
-		return n, mode
-	}
-	n, mode := pageSize(openTest(t))
-	require.Equal(t, 16384, n)
-	require.Equal(t, "wal", mode)
-
-	path := filepath.Join(t.TempDir(), "old.db")
-	old, err := sql.Open("sqlite", "file:"+path+"?_pragma=page_size(4096)&_pragma=journal_mode(WAL)")
-	require.NoError(t, err)
-	_, err = old.ExecContext(ctx, `CREATE TABLE x (y)`)
-	require.NoError(t, err)
-	require.NoError(t, old.Close())
-	db, err := Open(ctx, path, testDecode)
-	require.NoError(t, err)
-	defer db.Close()
-	n, mode = pageSize(db)
-	require.Equal(t, 4096, n)
-	require.Equal(t, "wal", mode)
-	require.Equal(t, []AddResult{Imported}, importAll(t, db, trace("r", "T", 0, "h")))
-}
