@@ -163,70 +163,73 @@ func restoreForeignKeys(conn *sql.Conn) {
 	conn.Close()
 }
 
-// traceCols are the columns an import binds, in the order traceValues
-// gives them. share marks the columns whose value most batches hold for
+// traceCols are the columns an import binds and how to read each from
+// an Added. same is set for the columns whose value most batches hold for
 // every row: insertSQL binds such a column once for the whole batch.
 //
 // Binding a parameter takes the connection's mutex and, for text, a C
 // allocation, a copy and a free: the binds were a quarter of the import's
 // writer (docs/PERFORMANCE.md). The mostly empty text columns (model,
 // agent, prompt, outcome) are bound as NULL when empty and coalesced to
-// the empty string by SQLite, so that no NULL reaches them.
+// the empty string by SQLite, so that no NULL reaches them. Integers go in
+// as int64: database/sql passes driver.Value types through as they are,
+// and converts any other by reflection and a second allocation.
 var traceCols = [...]struct {
 	name, param string
-	share       bool
+	value       func(a *Added) any
+	same        func(a, b *Added) bool
 }{
-	{"run_id", "?", true},
-	{"task_id", "?", false},
-	{"seed", "?", false},
-	{"model", "coalesce(?,'')", true},
-	{"agent", "coalesce(?,'')", true},
-	{"prompt_id", "coalesce(?,'')", true},
-	{"exit_code", "?", false},
-	{"outcome", "coalesce(?,'')", true},
-	{"n_tool_calls", "?", false},
-	{"wall_s", "?", false},
-	{"tokens_in", "?", false},
-	{"tokens_out", "?", false},
-	{"cost_usd", "?", false},
-	{"source", "?", true},
-	{"content_hash", "?", false},
-	{"import_id", "?", true},
-	{"line", "?", false},
+	{"run_id", "?", func(a *Added) any { return a.Trace.RunID }, func(a, b *Added) bool { return a.Trace.RunID == b.Trace.RunID }},
+	{"task_id", "?", func(a *Added) any { return a.Trace.TaskID }, nil},
+	{"seed", "?", func(a *Added) any { return int64(a.Trace.Seed) }, nil},
+	{"model", "coalesce(?,'')", func(a *Added) any { return orNull(a.Trace.Model) }, func(a, b *Added) bool { return a.Trace.Model == b.Trace.Model }},
+	{"agent", "coalesce(?,'')", func(a *Added) any { return orNull(a.Trace.Agent) }, func(a, b *Added) bool { return a.Trace.Agent == b.Trace.Agent }},
+	{"prompt_id", "coalesce(?,'')", func(a *Added) any { return orNull(a.Trace.PromptID) }, func(a, b *Added) bool { return a.Trace.PromptID == b.Trace.PromptID }},
+	{"exit_code", "?", func(a *Added) any {
+		if a.Trace.ExitCode == nil {
+			return nil
+		}
+		return int64(*a.Trace.ExitCode)
+	}, nil},
+	{"outcome", "coalesce(?,'')", func(a *Added) any { return orNull(string(a.Trace.Outcome)) }, func(a, b *Added) bool { return a.Trace.Outcome == b.Trace.Outcome }},
+	{"n_tool_calls", "?", func(a *Added) any { return int64(len(a.Trace.ToolCalls)) }, nil},
+	{"wall_s", "?", func(a *Added) any { return nullFloat(a.Trace.WallS) }, nil},
+	{"tokens_in", "?", func(a *Added) any {
+		if a.Trace.Tokens == nil {
+			return nil
+		}
+		return a.Trace.Tokens.Input
+	}, nil},
+	{"tokens_out", "?", func(a *Added) any {
+		if a.Trace.Tokens == nil {
+			return nil
+		}
+		return a.Trace.Tokens.Output
+	}, nil},
+	{"cost_usd", "?", func(a *Added) any { return nullFloat(a.Trace.CostUSD) }, nil},
+	{"source", "?", func(a *Added) any { return a.Trace.Source }, func(a, b *Added) bool { return a.Trace.Source == b.Trace.Source }},
+	{"content_hash", "?", func(a *Added) any { return a.Trace.ContentHash }, nil},
+	{"import_id", "?", func(a *Added) any { return a.importID }, func(a, b *Added) bool { return a.importID == b.importID }},
+	{"line", "?", func(a *Added) any { return int64(a.Line) }, nil},
 }
 
-// traceValues are a's values for traceCols.
-func traceValues(a *Added) [len(traceCols)]any {
-	t := a.Trace
-	var tin, tout any
-	if t.Tokens != nil {
-		tin, tout = t.Tokens.Input, t.Tokens.Output
-	}
-	var exit any
-	if t.ExitCode != nil {
-		exit = int64(*t.ExitCode)
-	}
-	// Integers go in as int64: database/sql passes driver.Value types
-	// through as they are, and converts any other by reflection and a
-	// second allocation.
-	return [...]any{t.RunID, t.TaskID, int64(t.Seed), orNull(t.Model), orNull(t.Agent), orNull(t.PromptID), exit, orNull(string(t.Outcome)),
-		int64(len(t.ToolCalls)), nullFloat(t.WallS), tin, tout, nullFloat(t.CostUSD), t.Source, t.ContentHash, a.importID, int64(a.Line)}
-}
-
-// sharedMask has bit i set when shareable column i holds one value in
-// every row of vals.
-func sharedMask(vals [][len(traceCols)]any) uint32 {
+// sharedMask has bit c set when column c can be shared and holds one
+// value in every trace of batch at idx.
+func sharedMask(batch []Added, idx []int) uint32 {
 	var mask uint32
-	for i, c := range traceCols {
-		if !c.share {
+	for c, col := range traceCols {
+		if col.same == nil || len(idx) == 0 {
 			continue
 		}
+		first := &batch[idx[0]]
 		same := true
-		for r := 1; r < len(vals) && same; r++ {
-			same = vals[r][i] == vals[0][i]
+		for _, i := range idx[1:] {
+			if same = col.same(first, &batch[i]); !same {
+				break
+			}
 		}
 		if same {
-			mask |= 1 << i
+			mask |= 1 << c
 		}
 	}
 	return mask
@@ -575,21 +578,17 @@ const maxInsertShapes = 8
 // insertArgs are the mask of columns the traces at idx share and the
 // arguments of their INSERT (insertSQL).
 func insertArgs(batch []Added, idx []int) (uint32, []any) {
-	vals := make([][len(traceCols)]any, len(idx))
-	for j, i := range idx {
-		vals[j] = traceValues(&batch[i])
-	}
-	mask := sharedMask(vals)
+	mask := sharedMask(batch, idx)
 	args := make([]any, 0, len(traceCols)*len(idx))
-	for c := range traceCols {
+	for c, col := range traceCols {
 		if mask&(1<<c) != 0 {
-			args = append(args, vals[0][c])
+			args = append(args, col.value(&batch[idx[0]]))
 		}
 	}
-	for r := range vals {
-		for c := range traceCols {
+	for _, i := range idx {
+		for c, col := range traceCols {
 			if mask&(1<<c) == 0 {
-				args = append(args, vals[r][c])
+				args = append(args, col.value(&batch[i]))
 			}
 		}
 	}

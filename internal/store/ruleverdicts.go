@@ -86,7 +86,9 @@ func encodeGroup(events []triage.LabelEvent, sc *groupScratch) (verdictGroup, er
 	for _, d := range which {
 		tail = binary.AppendUvarint(tail, d)
 	}
-	return verdictGroup{tail: tail, evidence: s2.Encode(nil, plain)}, nil
+	blocks := getScratch()
+	defer putScratch(blocks)
+	return verdictGroup{tail: tail, evidence: compressBlock(blocks, plain)}, nil
 }
 
 // labelsBlob puts the trace ids, strictly ascending, in front of a
