@@ -56,16 +56,23 @@ func (il *importLabel) write(ctx context.Context, tx *sql.Tx, p *packing, ids []
 	if len(ids) == 0 {
 		return nil
 	}
-	l := labelled{events: make([]triage.LabelEvent, len(ours))}
 	whole := len(ours) == len(p.batch)
 	for j, i := range ours {
 		whole = whole && i == j
-		l.events[j] = p.verdicts.events[i]
-		l.events[j].TraceID = ids[j]
 	}
+	var l labelled
 	if whole {
-		l.groups = p.verdicts.groups
+		// The packing's own events: they only lacked their trace ids.
+		l = p.verdicts
+		for j := range l.events {
+			l.events[j].TraceID = ids[j]
+		}
 	} else {
+		l.events = make([]triage.LabelEvent, len(ours))
+		for j, i := range ours {
+			l.events[j] = p.verdicts.events[i]
+			l.events[j].TraceID = ids[j]
+		}
 		var err error
 		if l.groups, err = encodeVerdicts(l.events); err != nil {
 			return err
