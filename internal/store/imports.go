@@ -266,7 +266,7 @@ func insertSQL(mask uint32, n int) string {
 	return `INSERT OR IGNORE INTO traces (` + strings.Join(cols, ", ") + `) VALUES ` + strings.TrimSuffix(strings.Repeat(tuple+",", n), ",")
 }
 
-// orNull is s, or NULL when s is empty (see insertSQL).
+// orNull is s, or NULL when s is empty (see traceCols).
 func orNull(s string) any {
 	if s == "" {
 		return nil
