@@ -80,42 +80,43 @@ func packBodies(raws, norms [][]byte) []byte {
 	}
 	sc := getScratch()
 	defer putScratch(sc)
-	plain := slices.Grow(sc[0][:0], n)
+	sc.plain = slices.Grow(sc.plain[:0], n)
 	for i := range raws {
-		plain = appendBodyEntry(plain, raws[i], norms[i])
+		sc.plain = appendBodyEntry(sc.plain, raws[i], norms[i])
 	}
-	sc[0] = plain
-	return compressBlock(sc, plain)
+	return sc.compress(sc.plain)
 }
 
-// blockScratch holds the buffers compressBlock and packBodies reuse: the
-// plain entries and S2's worst-case output were a quarter of the bytes
-// `import --rules` allocated (docs/PERFORMANCE.md), and made as many
-// collections.
-var blockScratch = sync.Pool{New: func() any { return new([2][]byte) }}
+// scratch is the buffers packing reuses from one chunk or verdict group
+// to the next: growing them afresh (the plain entries, S2's worst-case
+// output, a verdict's JSON) was a quarter of the bytes `import --rules`
+// allocated (docs/PERFORMANCE.md), and made as many collections.
+type scratch struct{ json, plain, enc []byte }
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
 // maxPooledScratch keeps the one chunk of a 20 MiB trace from pinning its
 // buffers in the pool.
 const maxPooledScratch = 4 << 20
 
-func getScratch() *[2][]byte { return blockScratch.Get().(*[2][]byte) }
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
 
-func putScratch(sc *[2][]byte) {
-	for i := range sc {
-		if cap(sc[i]) > maxPooledScratch {
-			sc[i] = nil
+func putScratch(sc *scratch) {
+	for _, b := range []*[]byte{&sc.json, &sc.plain, &sc.enc} {
+		if cap(*b) > maxPooledScratch {
+			*b = nil
 		}
 	}
-	blockScratch.Put(sc)
+	scratchPool.Put(sc)
 }
 
-// compressBlock compresses plain with S2 into sc's scratch and returns a
-// copy of exactly the compressed bytes.
-func compressBlock(sc *[2][]byte, plain []byte) []byte {
-	if m := s2.MaxEncodedLen(len(plain)); m > cap(sc[1]) {
-		sc[1] = make([]byte, m)
+// compress compresses plain with S2 into the scratch's output buffer and
+// returns a copy of exactly the compressed bytes.
+func (sc *scratch) compress(plain []byte) []byte {
+	if m := s2.MaxEncodedLen(len(plain)); m > cap(sc.enc) {
+		sc.enc = make([]byte, m)
 	}
-	return bytes.Clone(s2.Encode(sc[1][:cap(sc[1])], plain))
+	return bytes.Clone(s2.Encode(sc.enc[:cap(sc.enc)], plain))
 }
 
 // chunkBody puts the id header in front of a packed block. ids are

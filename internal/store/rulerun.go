@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
-	"sync"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -133,17 +132,13 @@ func ofRows(events []triage.LabelEvent, rows []StoredRow) error {
 	return nil
 }
 
-// scratchPool keeps groupScratch buffers from one call of encodeVerdicts
-// to the next: import --rules calls it once a batch, a group each.
-var scratchPool = sync.Pool{New: func() any { return new(groupScratch) }}
-
 // encodeVerdicts encodes each run of ruleEventBatch events as one
 // rule_verdicts row: together their evidence compresses to a fraction of
 // what it did verdict by verdict, and their summaries repeat.
 func encodeVerdicts(events []triage.LabelEvent) ([]verdictGroup, error) {
 	var groups []verdictGroup
-	sc := scratchPool.Get().(*groupScratch)
-	defer scratchPool.Put(sc)
+	sc := getScratch() // import --rules calls this once a batch
+	defer putScratch(sc)
 	for lo := 0; lo < len(events); lo += ruleEventBatch {
 		g, err := encodeGroup(events[lo:min(lo+ruleEventBatch, len(events))], sc)
 		if err != nil {

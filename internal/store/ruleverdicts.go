@@ -47,13 +47,8 @@ type verdictGroup struct {
 	evidence []byte
 }
 
-// groupScratch is the buffers encodeGroup reuses from one group to the
-// next: growing them afresh for every group was a tenth of import
-// --rules' CPU.
-type groupScratch struct{ json, plain []byte }
-
 // encodeGroup encodes the verdicts of one rule_verdicts row.
-func encodeGroup(events []triage.LabelEvent, sc *groupScratch) (verdictGroup, error) {
+func encodeGroup(events []triage.LabelEvent, sc *scratch) (verdictGroup, error) {
 	dict := map[ruleSum]uint64{}
 	var sums []ruleSum
 	which := make([]uint64, len(events))
@@ -86,9 +81,7 @@ func encodeGroup(events []triage.LabelEvent, sc *groupScratch) (verdictGroup, er
 	for _, d := range which {
 		tail = binary.AppendUvarint(tail, d)
 	}
-	blocks := getScratch()
-	defer putScratch(blocks)
-	return verdictGroup{tail: tail, evidence: compressBlock(blocks, plain)}, nil
+	return verdictGroup{tail: tail, evidence: sc.compress(plain)}, nil
 }
 
 // labelsBlob puts the trace ids, strictly ascending, in front of a
@@ -403,7 +396,7 @@ func appendRuleEvent(ctx context.Context, tx *sql.Tx, e *triage.LabelEvent) erro
 	if exists == 0 {
 		return fmt.Errorf("rule event for trace %d: %w", e.TraceID, ErrNotFound)
 	}
-	g, err := encodeGroup([]triage.LabelEvent{*e}, &groupScratch{})
+	g, err := encodeGroup([]triage.LabelEvent{*e}, &scratch{})
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ import (
 func TestRuleVerdictRowRoundTrip(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
-	var sc groupScratch
+	var sc scratch
 	for range 200 {
 		n := 1 + r.IntN(ruleEventBatch)
 		events := make([]triage.LabelEvent, n)
@@ -61,7 +61,7 @@ func TestRuleVerdictRowRoundTrip(t *testing.T) {
 // Damaged labels and evidence are errors, never a panic or a verdict
 // that names a summary the row does not hold.
 func FuzzDecodeRuleVerdicts(f *testing.F) {
-	var sc groupScratch
+	var sc scratch
 	v := &triage.Verdict{Primary: triage.ToolLoop, Secondary: []string{"x"}, Fired: []string{triage.ToolLoop}, Evidence: []triage.Evidence{{Rule: "r", Message: "m"}}}
 	g, _ := encodeGroup([]triage.LabelEvent{{TraceID: 3, Verdict: v}, {TraceID: 9, Verdict: v}}, &sc)
 	f.Add(labelsBlob([]int64{3, 9}, g.tail), g.evidence, 2)
