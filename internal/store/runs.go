@@ -107,8 +107,28 @@ func scanRun(r scanner, extra ...any) (triage.Controls, bool, error) {
 }
 
 // Runs lists every run with its trace count.
-func (s *DB) Runs(ctx context.Context) ([]RunInfo, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+`, (SELECT count(*) FROM traces t WHERE t.run_id = runs.id) FROM runs ORDER BY created_at, id`)
+func (s *DB) Runs(ctx context.Context) ([]RunInfo, error) { return s.listRuns(ctx, true) }
+
+// RunControls lists every run's frozen controls without counting its
+// traces, which Runs does by walking each run's index: a tenth of a second
+// on a million-trace store, for callers that only need the controls.
+func (s *DB) RunControls(ctx context.Context) ([]triage.Controls, error) {
+	runs, err := s.listRuns(ctx, false)
+	out := make([]triage.Controls, len(runs))
+	for i, r := range runs {
+		out[i] = r.Controls
+	}
+	return out, err
+}
+
+// listRuns reads the runs table, with each run's trace count when count
+// is set (Traces is 0 otherwise).
+func (s *DB) listRuns(ctx context.Context, count bool) ([]RunInfo, error) {
+	q := `SELECT ` + runCols
+	if count {
+		q += `, (SELECT count(*) FROM traces t WHERE t.run_id = runs.id)`
+	}
+	rows, err := s.db.QueryContext(ctx, q+` FROM runs ORDER BY created_at, id`)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -116,31 +136,15 @@ func (s *DB) Runs(ctx context.Context) ([]RunInfo, error) {
 	var out []RunInfo
 	for rows.Next() {
 		var ri RunInfo
+		var extra []any
+		if count {
+			extra = append(extra, &ri.Traces)
+		}
 		var err error
-		if ri.Controls, ri.ControlsSet, err = scanRun(rows, &ri.Traces); err != nil {
+		if ri.Controls, ri.ControlsSet, err = scanRun(rows, extra...); err != nil {
 			return nil, mapErr(err)
 		}
 		out = append(out, ri)
-	}
-	return out, mapErr(rows.Err())
-}
-
-// RunControls lists every run's frozen controls without counting its
-// traces, which Runs does by walking each run's index: a tenth of a second
-// on a million-trace store, for callers that only need the controls.
-func (s *DB) RunControls(ctx context.Context) ([]triage.Controls, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+runCols+` FROM runs ORDER BY created_at, id`)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []triage.Controls
-	for rows.Next() {
-		c, _, err := scanRun(rows)
-		if err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, c)
 	}
 	return out, mapErr(rows.Err())
 }

@@ -192,6 +192,17 @@ func TestControlsFrozenOnceTracesExist(t *testing.T) {
 	require.True(t, set)
 	require.Equal(t, "pytest -q", got.Scorer)
 	require.Equal(t, 180.0, *got.WallS)
+
+	// Runs and RunControls list the same controls; only Runs counts.
+	importAll(t, db, trace("s", "T1", 0, "b"), trace("s", "T2", 0, "c"))
+	runs, err := db.Runs(ctx)
+	require.NoError(t, err)
+	controls, err := db.RunControls(ctx)
+	require.NoError(t, err)
+	require.Len(t, runs, 2)
+	require.Equal(t, []int{1, 2}, []int{runs[0].Traces, runs[1].Traces})
+	require.Equal(t, []triage.Controls{runs[0].Controls, runs[1].Controls}, controls)
+	require.Equal(t, "pytest -q", controls[0].Scorer)
 }
 
 func TestLabelHistoryUndoAndStates(t *testing.T) {
