@@ -559,17 +559,6 @@ type storedKey struct {
 	ours bool
 }
 
-func (im *Import) stmt(ctx context.Context, full *sql.Stmt, n int, build func(int) string) (*sql.Stmt, func(), error) {
-	if n == importBatch {
-		return full, func() {}, nil
-	}
-	st, err := im.tx.PrepareContext(ctx, build(n))
-	if err != nil {
-		return nil, nil, mapErr(err)
-	}
-	return st, func() { st.Close() }, nil
-}
-
 // maxInsertShapes bounds the prepared INSERTs an import keeps: a file
 // whose batches share ever-changing sets of columns prepares the rest
 // for one batch each.
@@ -649,11 +638,14 @@ func (im *Import) insertChunk(ctx context.Context, p *packing, ids []int64, ours
 }
 
 func (im *Import) lookup(ctx context.Context, batch []Added, idx []int) (map[traceKey]storedKey, error) {
-	st, done, err := im.stmt(ctx, im.lookFull, len(idx), lookupSQL)
-	if err != nil {
-		return nil, err
+	st := im.lookFull
+	if len(idx) != importBatch {
+		var err error
+		if st, err = im.tx.PrepareContext(ctx, lookupSQL(len(idx))); err != nil {
+			return nil, mapErr(err)
+		}
+		defer st.Close()
 	}
-	defer done()
 	args := make([]any, 0, 3*len(idx))
 	for _, i := range idx {
 		t := batch[i].Trace
