@@ -318,7 +318,7 @@ func pendingTraces(ctx context.Context, q querier, runID, taxonomyVersion, rules
 // are maxID of them, and done marks only ids up to maxID, so maxID marks
 // are all of them. It answers a `rules run` with nothing to do, after
 // import --rules or a first run, from a page count instead of a walk of
-// every trace's index entry (a fifth of a second at 1M).
+// every trace's index entry (that query alone: 21 ms at 100k).
 func allMarked(ctx context.Context, q querier, maxID int64, done []uint64) (bool, error) {
 	marked := 0
 	for _, w := range done {
