@@ -49,6 +49,12 @@ type importSummary struct {
 	// NothingWritten says --strict rolled the import back: then imported
 	// and labelled are 0, whatever the batches had written before.
 	NothingWritten bool `json:"nothing_written,omitempty"`
+	// Reseeded counts the Inspect samples stored under a later seed than
+	// their epoch: another log of the same task had that epoch in the
+	// run already (see reseeder).
+	Reseeded int `json:"reseeded,omitempty"`
+	// ReseededExample names one of them, before → after.
+	ReseededExample string `json:"reseeded_example,omitempty"`
 }
 
 // reject counts a rejected line in the summary and files it, with its
@@ -216,7 +222,9 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 	}
 
 	var im store.Import
-	// Results arrive per batch; a conflict is filed as a reject.
+	var rs reseeder
+	// Results arrive per batch; a conflict is filed as a reject (or, for
+	// an Inspect sample, tried again at the next seed: rs).
 	onResult := func(ad store.Added) error {
 		switch ad.Result {
 		case store.Imported:
@@ -224,9 +232,13 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 			if ir != nil {
 				sum.Labelled++
 			}
+			rs.landed(ad, &sum)
 		case store.Duplicate:
 			sum.Duplicates++
 		case store.Conflict:
+			if rs.take(ad) {
+				return nil
+			}
 			raw := ad.Trace.Raw
 			if raw == nil {
 				raw = ad.Norm
@@ -303,6 +315,20 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 	}
 	prog.done()
 	sum.Warnings = outcomes.Warnings()
+	if o.strict && im != nil && sum.Rejected == 0 && !readErr {
+		if err := im.Flush(ctx); err != nil {
+			return err
+		}
+	}
+	if err := rs.place(ctx, begin, func() store.Import { return im }); err != nil {
+		return err
+	}
+	if !o.strict && im != nil {
+		if err := im.Commit(ctx); err != nil {
+			return err
+		}
+		im = nil
+	}
 	bad := sum.Rejected > 0 || readErr
 	if o.strict && im != nil {
 		if !bad {
@@ -461,6 +487,9 @@ func (a *app) importFile(ctx context.Context, im store.Import, path, format stri
 func (a *app) printImportSummary(sum importSummary) {
 	w := a.stderr
 	const show = 20
+	if sum.Reseeded > 0 {
+		sayf(w, "note: %d Inspect samples stored under later seeds (%s): another log of their task had that epoch in the run already\n", sum.Reseeded, triage.Sanitize(sum.ReseededExample))
+	}
 	for i, r := range sum.Rejects {
 		if i == show {
 			sayf(w, "… and %d more rejected lines (see 'triage rejects')\n", len(sum.Rejects)-show)
