@@ -24,6 +24,8 @@ func TestImportDirectorySkipsWhatIsNotATrace(t *testing.T) {
 	c.file("runs/results.json", `{"resolved":["T1"]}`)
 	c.file("runs/manifest.json", `{"files":[]}`)
 	c.file("runs/notes.md", "# notes\n")
+	c.file("runs/x.all_preds.jsonl", `{"instance_id":"a__b-1","model_patch":"diff","model_name_or_path":"m"}`+"\n")
+	c.file("runs/preds.json", `{"a__b-1":{"instance_id":"a__b-1","model_patch":"diff"}}`)
 	c.file("runs/other.json", "{\n  \"hello\": \"world\"\n}\n")
 	fifo := filepath.Join(c.dir, "runs", "b.jsonl")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
@@ -45,6 +47,8 @@ func TestImportDirectorySkipsWhatIsNotATrace(t *testing.T) {
 	require.Contains(t, why["results.json"], "results file")
 	require.Contains(t, why["manifest.json"], "manifest")
 	require.Contains(t, why["notes.md"], "not a trace file type")
+	require.Contains(t, why["x.all_preds.jsonl"], "predictions file")
+	require.Contains(t, why["preds.json"], "predictions file")
 	require.Contains(t, why["b.jsonl"], "FIFO")
 	require.Contains(t, why["other.json"], "no trace format reads it")
 }

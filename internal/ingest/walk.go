@@ -137,6 +137,10 @@ func skipReason(name string) string {
 		return "results file: read for the outcomes of the logs beside it"
 	case l == "manifest.json":
 		return "provenance manifest, not a trace"
+	case l == "preds.json", strings.HasSuffix(l, "all_preds.jsonl"), l == "predictions.jsonl", l == "predictions.json":
+		// SWE-agent and mini-swe-agent write the submitted patches here
+		// too; each trajectory carries its own submission.
+		return "predictions file (the submitted patches, which each trajectory also holds), not a trace"
 	case strings.HasSuffix(l, ".aider.chat.history.md"):
 		return ""
 	}
