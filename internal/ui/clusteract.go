@@ -144,6 +144,15 @@ func (m *Model) handleClustersScreenKey(msg tea.KeyMsg) tea.Cmd {
 		}
 		return m.pickClusterLabel(c.cursor)
 	}
+	switch {
+	case key.Matches(msg, km.Undo) && len(m.undoStack) == 0:
+		m.status = "nothing of yours to undo"
+		return nil
+	case key.Matches(msg, km.Undo):
+		return m.undo(nil) // The latest change: no target needed.
+	case key.Matches(msg, km.Redo):
+		return m.redo()
+	}
 	switch c.HandleKey(msg, km) {
 	case clusterActOpen:
 		return m.openCluster(c.cursor)
@@ -372,7 +381,7 @@ func (m Model) clustersShortHelp() []key.Binding {
 func (m Model) clustersFullHelp(move, global []key.Binding) [][]key.Binding {
 	km := m.keys
 	c := []key.Binding{withHelp(km.Open, "open cluster, representative first"), withHelp(m.labelHelp(), "label the whole cluster"),
-		km.LabelCluster, withHelp(km.Back, "back to queue")}
+		km.LabelCluster, km.Undo, km.Redo, withHelp(km.Back, "back to queue")}
 	return [][]key.Binding{move, c, global}
 }
 
@@ -386,6 +395,14 @@ func (m Model) clusterShortHelp() []key.Binding {
 		return []key.Binding{m.keys.Split}
 	}
 	return []key.Binding{m.keys.LabelCluster}
+}
+
+// splitHint is what the status of marks in an open cluster adds.
+func (m *Model) splitHint() string {
+	if !m.drilled || m.drillFrom != screenClusters {
+		return ""
+	}
+	return ", " + m.keys.Split.Help().Key + " splits them off the cluster"
 }
 
 // clusterHelp is the review-by-cluster column of the queue's and the
