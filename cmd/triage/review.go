@@ -30,6 +30,10 @@ func newReviewCmd(a *app) *cobra.Command {
 over a held-out slice's items, blind: neither the rules' verdict nor other reviewers'
 labels are shown). Digits 1-9 set the primary class (0 then its number past nine),
 t tags, c a note, s skips, u undoes, U redoes; space, v and ctrl+a mark traces for a bulk label, a accepts the rules' suggestion.
+C opens the clusters screen (the failing traces by signature, as triage clusters groups them;
+with --baseline RUN, novel clusters and their traces come first): enter opens a cluster, its
+representative first; after you have read a member, a digit or K labels the whole cluster (each
+member its own event, marked as given by cluster), and X splits the marked members off.
 Every change is stored at once. Press ? for every key, : to switch runs, slices and screens.
 
 Settings come from flags, then variables, then the config file

@@ -423,3 +423,26 @@ func TestFlowLabelACluster(t *testing.T) {
 		require.Equal(t, "SCORER_RED · KeyError: <q> · tests/test_totals.py::test_total", e.Cluster)
 	}
 }
+
+// TestClusterBindingsInTheKeyConfig: the cluster keys have config names,
+// clash checks and drive the app when rebound.
+func TestClusterBindingsInTheKeyConfig(t *testing.T) {
+	t.Parallel()
+	_, err := KeyMapFrom(map[string][]string{"label_cluster": {"a"}})
+	require.ErrorContains(t, err, `[keys] label_cluster: "a" is also bound to accept`)
+	km, err := KeyMapFrom(map[string][]string{"clusters": {"Y"}, "label_cluster": {"ctrl+k"}, "split": {"S"}})
+	require.NoError(t, err)
+	require.Equal(t, "ctrl+k", km.LabelCluster.Help().Key)
+	cfg := testConfig()
+	cfg.KeyMap = &km
+	f := newFakeClusters()
+	m := startedOn(t, f, cfg, 120, 24)
+	m = press(t, m, "C")
+	require.Equal(t, screenQueue, m.screen, "C is unbound now")
+	m = press(t, m, "Y")
+	require.Equal(t, screenClusters, m.screen)
+	m = press(t, m, "enter", "enter", "ctrl+k")
+	require.Equal(t, modalPicker, m.modal)
+	m = press(t, m, "esc", "esc", "space", "S")
+	require.Contains(t, m.status, "split 1 traces off cluster #1")
+}
