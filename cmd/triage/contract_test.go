@@ -59,8 +59,14 @@ func contractScenario(t *testing.T, c *cli, extra string) {
 		task, seed, _ := strings.Cut(rest, "#")
 		for j, who := range []string{"ann", "bob"} {
 			primary := []string{"SCORER_RED", "PASS_CONTRACT"}[(i*j)%2]
-			fmt.Fprintf(&b, `{"run_id":%q,"task_id":%q,"seed":%s,"reviewer":%q,"kind":"human","primary":%q,"secondary":["LEAKED"],"note":"n%d","slice":"s1","created_at":"2026-11-01T09:%02d:%02d.123456789Z"}`+"\n",
-				run, task, seed, who, primary, i, i, j)
+			// Ann labels the first three by cluster: the marker must
+			// round-trip through both backends and the export.
+			cluster := ""
+			if j == 0 && i < 3 {
+				cluster = `,"cluster":"AssertionError: expected <n>"`
+			}
+			fmt.Fprintf(&b, `{"run_id":%q,"task_id":%q,"seed":%s,"reviewer":%q,"kind":"human","primary":%q,"secondary":["LEAKED"],"note":"n%d","slice":"s1"%s,"created_at":"2026-11-01T09:%02d:%02d.123456789Z"}`+"\n",
+				run, task, seed, who, primary, i, cluster, i, j)
 		}
 		if i == 0 {
 			fmt.Fprintf(&b, `{"run_id":%q,"task_id":%q,"seed":%s,"reviewer":"lead","kind":"adjudication","primary":"SCORER_RED","secondary":[],"note":"","created_at":"2026-11-02T10:00:00Z"}`+"\n", run, task, seed)
@@ -103,6 +109,7 @@ func TestBackendsGiveTheSameResults(t *testing.T) {
 		require.Equal(t, want[k], got[k], "%s differs between SQLite and PostgreSQL", k)
 	}
 	require.Contains(t, want["labels export --json"], `"reviewer":"ann"`)
+	require.Equal(t, 3, strings.Count(want["labels export --json"], `"cluster":"AssertionError: expected \u003cn\u003e"`), want["labels export --json"])
 }
 
 // TestStoreCopyIsLossless: SQLite → PostgreSQL → SQLite, and each copy's

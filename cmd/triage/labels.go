@@ -29,6 +29,7 @@ type labelRow struct {
 	Secondary       []string  `json:"secondary"`
 	Note            string    `json:"note"`
 	Slice           string    `json:"slice,omitempty"`
+	Cluster         string    `json:"cluster,omitempty"`
 	TaxonomyVersion string    `json:"taxonomy_version"`
 	CreatedAt       time.Time `json:"created_at"`
 }
@@ -87,7 +88,7 @@ func (a *app) runLabelsExport(ctx context.Context, reviewer, slice string, redac
 			sec = []string{}
 		}
 		row := labelRow{RunID: x.RunID, TaskID: x.TaskID, Seed: x.Seed, ContentHash: x.ContentHash, Reviewer: e.Actor,
-			Kind: string(e.Kind), Primary: e.Primary, Secondary: sec, Note: e.Note, Slice: e.Slice, TaxonomyVersion: e.TaxonomyVersion,
+			Kind: string(e.Kind), Primary: e.Primary, Secondary: sec, Note: e.Note, Slice: e.Slice, Cluster: e.Cluster, TaxonomyVersion: e.TaxonomyVersion,
 			CreatedAt: e.CreatedAt}
 		// --redact masks every string of the row, identifiers included.
 		rd.Value(&row)
@@ -179,7 +180,7 @@ func labelEvent(ctx context.Context, find store.TraceFinder, b []byte) (triage.L
 			triage.TraceKey(row.RunID, row.TaskID, row.Seed), short(row.ContentHash), short(hash))
 	}
 	return triage.LabelEvent{TraceID: id, Actor: row.Reviewer, Kind: triage.LabelKind(row.Kind), Primary: row.Primary, Secondary: row.Secondary,
-		Note: row.Note, Slice: row.Slice, TaxonomyVersion: row.TaxonomyVersion, CreatedAt: row.CreatedAt}, nil
+		Note: row.Note, Slice: row.Slice, Cluster: row.Cluster, TaxonomyVersion: row.TaxonomyVersion, CreatedAt: row.CreatedAt}, nil
 }
 
 // parseLabelRow decodes and checks one line of a labels file without the

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sort"
 
@@ -15,6 +16,7 @@ import (
 
 type reviewOpts struct {
 	reviewer, run, slice string
+	baseline             string
 	all, redact          bool
 	ui                   uiFlags
 }
@@ -28,6 +30,10 @@ func newReviewCmd(a *app) *cobra.Command {
 over a held-out slice's items, blind: neither the rules' verdict nor other reviewers'
 labels are shown). Digits 1-9 set the primary class (0 then its number past nine),
 t tags, c a note, s skips, u undoes, U redoes; space, v and ctrl+a mark traces for a bulk label, a accepts the rules' suggestion.
+C opens the clusters screen (the failing traces by signature, as triage clusters groups them;
+with --baseline RUN, novel clusters and their traces come first): enter opens a cluster, its
+representative first; after you have read a member, a digit or K labels the whole cluster (each
+member its own event, marked as given by cluster), and X splits the marked members off.
 Every change is stored at once. Press ? for every key, : to switch runs, slices and screens.
 
 Settings come from flags, then variables, then the config file
@@ -44,6 +50,7 @@ Key bindings can be changed in a TOML file given with --keys (or $TRIAGE_KEYS).`
 	f.StringVar(&o.run, "run", "", "only this run's leftovers")
 	f.StringVar(&o.slice, "slice", "", "review this held-out slice, blind")
 	f.BoolVar(&o.all, "all", false, "review every trace of the run, not only the leftovers (spot-check the rules)")
+	f.StringVar(&o.baseline, "baseline", "", "compare the clusters (C) with this run: novel ones, and their traces in the queue, come first")
 	f.BoolVar(&o.redact, "redact", false, redactFlagUsage+" (for a shared screen)")
 	o.ui.add(f)
 	return cmd
@@ -77,7 +84,18 @@ func (a *app) runReview(ctx context.Context, o reviewOpts) error {
 	if err := requireSlice(ctx, db, o.slice); err != nil {
 		return err
 	}
-	cfg := ui.Config{Reviewer: o.reviewer, RunID: o.run, Slice: o.slice, Blind: o.slice != "", All: o.all, Taxonomy: tax}
+	if o.baseline != "" {
+		if o.slice != "" {
+			return usageErr("--baseline: a blind slice review shows no clusters")
+		}
+		if o.baseline == o.run {
+			return usageErr("--run %s is also the --baseline: name the newer run with --run and the older with --baseline", o.run)
+		}
+		if err := requireRun(ctx, db, o.baseline); err != nil {
+			return fmt.Errorf("--baseline: %w", err)
+		}
+	}
+	cfg := ui.Config{Reviewer: o.reviewer, RunID: o.run, Slice: o.slice, Blind: o.slice != "", All: o.all, Taxonomy: tax, Baseline: o.baseline}
 	if cfg.Redactor, err = a.storeRedactor(ctx, db, o.redact); err != nil {
 		return err
 	}
@@ -90,7 +108,7 @@ func (a *app) runReview(ctx context.Context, o reviewOpts) error {
 	if err := switchable(ctx, db, &cfg); err != nil {
 		return err
 	}
-	return ui.Run(ctx, &uiStore{db: db, tax: tax}, cfg)
+	return ui.Run(ctx, &uiStore{db: db, tax: tax, app: a}, cfg)
 }
 
 // uiStore adapts the SQLite store to the UI's own small interface.
@@ -98,6 +116,9 @@ type uiStore struct {
 	db  store.Store
 	tax *triage.Taxonomy
 	pk  packs
+	// app computes clusters (ui.ClusterStore); nil where the session
+	// shows none.
+	app *app
 }
 
 // Queue implements ui.Store.

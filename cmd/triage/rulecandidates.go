@@ -44,6 +44,10 @@ type ruleCandidate struct {
 	// relabel wrongly.
 	Fixes  int `json:"fixes"`
 	Breaks int `json:"breaks"`
+	// ByCluster counts the settled members whose final label rests on
+	// a label given to a whole cluster (review by cluster): people
+	// closed them together, after reading a sample.
+	ByCluster int `json:"by_cluster"`
 	// MayLabelUnattended applies the rules' own bar: precision at least
 	// --min-precision on at least --min-fired settled traces.
 	MayLabelUnattended bool `json:"may_label_unattended"`
@@ -108,6 +112,9 @@ func (a *app) ruleCandidates(ctx context.Context, db store.Store, o ruleCheckOpt
 		gave := map[string]int{}
 		for _, c := range settled {
 			gave[c.verdict.Primary]++
+			if c.byCluster {
+				cand.ByCluster++
+			}
 			switch {
 			case c.final.Primary == class && c.verdict.Primary != class:
 				cand.Fixes++
@@ -151,7 +158,11 @@ func writeRuleCandidates(w io.Writer, cands []ruleCandidate, o ruleCheckOpts) {
 			bar += fmt.Sprintf(" (precision below --min-precision %.2f)", o.minPrecision)
 		}
 		fmt.Fprintf(w, "  cluster #%d %s\n", c.Cluster, triage.Sanitize(c.Name))
-		fmt.Fprintf(w, "    ⇒ %s · precision %.2f on %d settled of %d traces · fixes %d, breaks %d · rules gave %s · %s\n",
-			triage.Sanitize(c.Class), c.Precision, c.Settled, c.Size, c.Fixes, c.Breaks, triage.Sanitize(strings.Join(gave, ", ")), bar)
+		byCluster := ""
+		if c.ByCluster > 0 {
+			byCluster = fmt.Sprintf(" (%d labelled by cluster)", c.ByCluster)
+		}
+		fmt.Fprintf(w, "    ⇒ %s · precision %.2f on %d settled%s of %d traces · fixes %d, breaks %d · rules gave %s · %s\n",
+			triage.Sanitize(c.Class), c.Precision, c.Settled, byCluster, c.Size, c.Fixes, c.Breaks, triage.Sanitize(strings.Join(gave, ", ")), bar)
 	}
 }

@@ -118,6 +118,9 @@ type checkedTrace struct {
 	sum     store.TraceSummary
 	final   fixtureFinal
 	verdict *triage.Verdict
+	// byCluster: a label the final rests on was given to a whole
+	// cluster in one action (review by cluster).
+	byCluster bool
 }
 
 func (a *app) runRulesCheck(ctx context.Context, o ruleCheckOpts) error {
@@ -208,7 +211,7 @@ func (a *app) collectChecked(ctx context.Context, db store.Store, o ruleCheckOpt
 			}
 			return nil
 		}
-		settled = append(settled, checkedTrace{sum: s, final: final})
+		settled = append(settled, checkedTrace{sum: s, final: final, byCluster: givenByCluster(st)})
 		return nil
 	})
 	if err != nil {
@@ -281,6 +284,20 @@ func settledFinal(st *triage.LabelState) (fixtureFinal, bool) {
 		common = slices.DeleteFunc(common, func(t string) bool { return !slices.Contains(e.Secondary, t) })
 	}
 	return fixtureFinal{Primary: labels[0].Primary, Secondary: common, Source: finalAgreed}, true
+}
+
+// givenByCluster reports whether a live human label or the adjudication
+// of the trace was given to a whole cluster in one action.
+func givenByCluster(st *triage.LabelState) bool {
+	if st.Adjudication != nil && st.Adjudication.Primary != "" {
+		return st.Adjudication.Cluster != ""
+	}
+	for _, e := range st.Humans {
+		if e != nil && e.Kind == triage.KindHuman && e.Cluster != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func uniqueSortedTags(tags []string) []string {

@@ -73,6 +73,11 @@ type LabelEvent struct {
 	Note            string    `json:"note"`
 	TaxonomyVersion string    `json:"taxonomy_version"`
 	Slice           string    `json:"slice,omitempty"`
+	// Cluster, when set, says the label was given to a whole cluster of
+	// traces in one action, after a sample of it was read: it names the
+	// cluster (its signature's name, as `triage clusters` shows it).
+	// Each member still gets its own event.
+	Cluster string `json:"cluster,omitempty"`
 	// Verdict is set on rule events.
 	Verdict   *Verdict  `json:"verdict,omitempty"`
 	CreatedAt time.Time `json:"created_at"`

@@ -133,7 +133,7 @@ func (m *Model) handleBulkKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		return m.bulkLabel(label), true
 	}
 	if n := len(q.markedIDs()); n > 0 && m.status == "" {
-		m.status = fmt.Sprintf("%d marked: a digit labels them, a accepts the rules' suggestion, esc clears", n)
+		m.status = fmt.Sprintf("%d marked: a digit labels them, a accepts the rules' suggestion, esc clears", n) + m.splitHint()
 	}
 	return nil, true
 }

@@ -46,6 +46,9 @@ func (m Model) ShortHelp() []key.Binding {
 	if d := m.docScreen(); d != nil {
 		return append(d.ShortHelp(), km.Help, km.Quit)
 	}
+	if m.screen == screenClusters {
+		return m.clustersShortHelp()
+	}
 	if m.pol.agreement {
 		return m.adjudicateShortHelp()
 	}
@@ -63,6 +66,7 @@ func (m Model) ShortHelp() []key.Binding {
 	if len(m.queue.view) > 0 {
 		b = append(b, km.Open)
 	}
+	b = append(b, m.clusterShortHelp()...)
 	b = append(b, km.Filter)
 	if m.queue.filter != "" {
 		b = append(b, withHelp(km.Back, "clear filter"))
@@ -89,6 +93,9 @@ func (m Model) FullHelp() [][]key.Binding {
 		}
 		return append(cols, global)
 	}
+	if m.screen == screenClusters {
+		return m.clustersFullHelp(move, global)
+	}
 	label[0] = withHelp(label[0], m.pol.labelWord)
 	label[3] = withHelp(label[3], m.pol.noteWord)
 	if m.pol.agreement {
@@ -109,7 +116,7 @@ func (m Model) FullHelp() [][]key.Binding {
 		if len(m.queue.markedIDs()) > 0 {
 			bulk = append(bulk, withHelp(km.Back, "clear marks"))
 		}
-		return [][]key.Binding{move, q, label, bulk, global}
+		return [][]key.Binding{move, q, label, bulk, m.clusterHelp(), global}
 	}
 	v := &m.trace
 	t := []key.Binding{km.NextTrace, km.PrevTrace, km.NextTab, km.PrevTab, km.Search}
@@ -141,7 +148,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	if len(pane) > 0 {
 		cols = append(cols, pane)
 	}
-	return append(cols, label, global)
+	return append(cols, label, m.clusterHelp(), global)
 }
 
 // withHelp is b with another description, for keys whose meaning depends

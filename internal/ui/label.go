@@ -247,6 +247,12 @@ func (m *Model) storePrimary(it *QueueItem, code, note string) tea.Cmd {
 
 // writePrimary writes the label with any drafted tags, shown at once.
 func (m *Model) writePrimary(it *QueueItem, code, note string, batch int) tea.Cmd {
+	return m.writeLabel(it, code, note, batch, "")
+}
+
+// writeLabel is writePrimary for a label that may be given to a whole
+// cluster: cluster, when set, names it on the event.
+func (m *Model) writeLabel(it *QueueItem, code, note string, batch int, cluster string) tea.Cmd {
 	id := it.TraceID
 	tags := it.Secondary
 	if d, ok := m.drafts[id]; ok && d.hasTags {
@@ -257,7 +263,9 @@ func (m *Model) writePrimary(it *QueueItem, code, note string, batch int) tea.Cm
 	// replaces it when the write returns.
 	it.Primary, it.Secondary, it.Note, it.Status = code, tags, note, StatusLabelled
 	m.status = fmt.Sprintf("%s → %s", it.Key(), code)
-	return m.enqueue(m.event(id, m.labelKind(), code, tags, note), batch)
+	e := m.event(id, m.labelKind(), code, tags, note)
+	e.Cluster = cluster
+	return m.enqueue(e, batch)
 }
 
 // labelKind is the kind of a label this session writes.

@@ -125,6 +125,7 @@ func (m *Model) resize(w, h int) {
 	m.width, m.height = w, h
 	m.lay = computeLayout(w, h, m.pol, m.natural)
 	m.queue.setHeight(m.lay.queueRows)
+	m.clusters.setHeight(m.lay.queueRows)
 	m.trace.setSize(w, m.lay.traceBody)
 	m.input.Width = max(0, w-4)
 	boxW, boxH := m.modalSize()

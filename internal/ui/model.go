@@ -50,6 +50,10 @@ type Config struct {
 	// Runs and Slices are what the : switcher offers besides screens.
 	Runs   []string
 	Slices []string
+	// Baseline, when set, is the run the clusters are compared with:
+	// clusters it does not show are novel, first on the clusters screen,
+	// and their traces come first in the queue's own order.
+	Baseline string
 	// Redactor masks sentinels and secrets in everything shown
 	// (--redact); the trace's task adds its own sentinels. Nil shows
 	// text as stored.
@@ -63,6 +67,7 @@ const (
 	screenTrace
 	screenAgreement // the agreement figures (agree --tui, A in adjudicate)
 	screenReport    // the report's figures (report --tui)
+	screenClusters  // the failing traces by signature (C)
 	numScreens
 )
 
@@ -157,6 +162,10 @@ type Model struct {
 	drilled   bool
 	// switching is the switcher's entries that match what is typed.
 	switching []switchEntry
+	// clusterStore computes the clusters (nil: the store cannot), shown
+	// on the clusters screen.
+	clusterStore ClusterStore
+	clusters     clusterScreen
 }
 
 // draft is a label's tags and note waiting for its primary.
@@ -215,6 +224,11 @@ func New(store Store, cfg Config) Model {
 		pol:    policyFor(cfg),
 	}
 	m.startDocs()
+	m.clusterStore, _ = store.(ClusterStore)
+	m.clusters.open = -1
+	if cfg.Baseline != "" && m.clusterRefusal() == "" {
+		m.clusters.state = clustersLoading // Init computes them, for the queue's order.
+	}
 	return m
 }
 
@@ -232,6 +246,9 @@ func (m Model) Init() tea.Cmd {
 	}
 	if m.adjudicating() {
 		return m.loadDisputesCmd(m.queueGen)
+	}
+	if m.clusters.state == clustersLoading {
+		return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.loadClustersCmd(m.clusters.gen))
 	}
 	return m.loadFirstQueueCmd(m.queueGen)
 }

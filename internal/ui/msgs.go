@@ -64,6 +64,14 @@ type acceptedLabel struct {
 	note    string
 }
 
+// clustersLoadedMsg carries the session's clusters, or why there are
+// none; gen drops a computation for a queue the session has left.
+type clustersLoadedMsg struct {
+	gen  int
+	list *ClusterList
+	err  error
+}
+
 // errMsg is any failure of a command; it shows in the status bar. what is
 // the user-facing part ("save label"), err the detail.
 type errMsg struct {

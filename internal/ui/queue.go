@@ -49,6 +49,8 @@ type queueModel struct {
 	// key) and no other, under the filter; onlyTitle says what they are.
 	only      map[string]bool
 	onlyTitle string
+	// ahead is what the queue's own order puts first (clusteract.go).
+	ahead queueAhead
 }
 
 // appendKey appends the item's key, RUN/TASK#SEED as QueueItem.Key
@@ -189,6 +191,7 @@ func (q *queueModel) sort() {
 	}
 	if q.sortBy == sortQueue {
 		slices.Sort(q.view)
+		q.sortAhead()
 		return
 	}
 	slices.SortStableFunc(q.view, func(a, b int) int {

@@ -76,8 +76,11 @@ func screenName(s screenID) string {
 			return d.name
 		}
 	}
-	if s == screenTrace {
+	switch s {
+	case screenTrace:
 		return "trace"
+	case screenClusters:
+		return "clusters"
 	}
 	return "review"
 }

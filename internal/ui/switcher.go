@@ -36,6 +36,9 @@ func (m *Model) switchEntries() []switchEntry {
 	if m.store != nil {
 		scr(screenQueue)
 	}
+	if m.clusterRefusal() == "" {
+		scr(screenClusters)
+	}
 	for _, d := range docDefs() {
 		// An adjudication's agreement is computed when it opens.
 		if (m.docs[d.id].render != nil && !m.pol.blind) || (d.id == screenAgreement && m.pol.agreement) {
@@ -129,6 +132,9 @@ func (m *Model) switchTo(e switchEntry) tea.Cmd {
 		if e.screen == screenAgreement && m.pol.agreement && m.screen != screenAgreement {
 			return m.openAgreement()
 		}
+		if e.screen == screenClusters {
+			return m.openClusters()
+		}
 		if m.screen == screenTrace {
 			m.traceGen++ // Any load in flight is now stale.
 		}
@@ -154,5 +160,5 @@ func (m *Model) reloadQueue() tea.Cmd {
 	m.drilled = false
 	m.screen = screenQueue
 	m.resize(m.width, m.height)
-	return m.loadFirstQueueCmd(m.queueGen)
+	return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.resetClusters())
 }

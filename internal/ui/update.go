@@ -70,6 +70,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.nextWrite()
 	case acceptLoadedMsg:
 		return m, m.applyAccepted(msg)
+	case clustersLoadedMsg:
+		m.applyClusters(msg)
+		return m, nil
 	case errMsg:
 		m.errText = msg.Error()
 		if msg.agree {
@@ -112,6 +115,8 @@ func (m Model) handleMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 		m.trace.scroll(d)
 	case screenAgreement, screenReport:
 		m.docScreen().scroll(d)
+	case screenClusters:
+		m.clusters.move(d)
 	default:
 		// As with a key, the whole queue must not move the cursor the
 		// reviewer moved on the first page.
@@ -257,6 +262,9 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if m.docScreen() != nil {
 		return m.handleDocKey(msg)
 	}
+	if cmd, ok := m.handleClusterKey(msg); ok {
+		return m, cmd
+	}
 	if m.pol.agreement {
 		switch {
 		case key.Matches(msg, m.keys.Agreement):
@@ -326,6 +334,7 @@ func (m *Model) openTrace(id int64) tea.Cmd {
 	m.screen = screenTrace
 	m.traceGen++
 	m.trace.open(id)
+	m.clusters.sawTrace(id)
 	return m.loadTraceCmd(id, m.traceGen)
 }
 
@@ -439,6 +448,9 @@ func (m Model) handleNoteKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 func (m Model) handlePickerKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	if m.modal == modalPicker && m.clusters.picking > 0 {
+		return m.handleClusterPickerKey(msg)
+	}
 	// Digits choose directly in the class picker, as everywhere else; with
 	// more classes than digit keys they type a class number instead.
 	if m.modal == modalPicker && len(m.picker.items) > len(m.keys.Label) && key.Matches(msg, m.keys.Digits) {

@@ -34,6 +34,8 @@ func (m Model) View() string {
 		}
 	case screenAgreement, screenReport:
 		top, bodyTop, bodyH = m.docView(), 1, m.lay.agreeBody
+	case screenClusters:
+		top, bodyTop, bodyH = m.clustersView(), clusterRowsTop, m.lay.queueRows
 	default:
 		top, bodyTop, bodyH = m.queueScreen(), queueRowsTop, m.lay.queueRows
 	}
@@ -204,6 +206,8 @@ func (m Model) queueTitle() string {
 	}
 	if m.queue.sortBy != sortQueue {
 		parts = append(parts, "by "+m.queue.sortBy.String())
+	} else if len(m.queue.ahead.novel) > 0 {
+		parts = append(parts, "novel clusters first")
 	}
 	if n := len(m.queue.markedIDs()); n > 0 || m.queue.rangeOpen() {
 		s := fmt.Sprintf("%d marked", n)

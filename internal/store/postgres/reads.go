@@ -169,20 +169,20 @@ type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-const eventCols = `e.id, e.trace_id, e.actor, e.kind, e.primary_label, e.secondary, e.note, e.taxonomy_version, e.slice, e.created_at`
+const eventCols = `e.id, e.trace_id, e.actor, e.kind, e.primary_label, e.secondary, e.note, e.taxonomy_version, e.slice, e.cluster, e.created_at`
 
 type eventRow struct {
-	id, traceID                                        int64
-	actor, kind, primary, sec, note, taxV, slice, stmp string
+	id, traceID                                                 int64
+	actor, kind, primary, sec, note, taxV, slice, cluster, stmp string
 }
 
 func (r *eventRow) dest() []any {
-	return []any{&r.id, &r.traceID, &r.actor, &r.kind, &r.primary, &r.sec, &r.note, &r.taxV, &r.slice, &r.stmp}
+	return []any{&r.id, &r.traceID, &r.actor, &r.kind, &r.primary, &r.sec, &r.note, &r.taxV, &r.slice, &r.cluster, &r.stmp}
 }
 
 func (r *eventRow) event() triage.LabelEvent {
 	e := triage.LabelEvent{ID: r.id, TraceID: r.traceID, Actor: r.actor, Kind: triage.LabelKind(r.kind), Primary: r.primary,
-		Note: r.note, TaxonomyVersion: r.taxV, Slice: r.slice, CreatedAt: store.ParseStamp(r.stmp)}
+		Note: r.note, TaxonomyVersion: r.taxV, Slice: r.slice, Cluster: r.cluster, CreatedAt: store.ParseStamp(r.stmp)}
 	if r.sec != "" && r.sec != "[]" {
 		_ = json.Unmarshal([]byte(r.sec), &e.Secondary)
 	}

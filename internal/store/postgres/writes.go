@@ -159,9 +159,9 @@ func appendEvent(ctx context.Context, tx pgx.Tx, e *triage.LabelEvent) (bool, er
 		return false, fmt.Errorf("label trace %d: %w", e.TraceID, mapErr(err))
 	}
 	sec, _ := json.Marshal(nonNil(e.Secondary))
-	err := tx.QueryRow(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, slice, created_at, ext_key)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) ON CONFLICT (ext_key) DO NOTHING RETURNING id`,
-		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, e.Slice, store.Stamp(e.CreatedAt), store.ExtKey(hash, e)).Scan(&e.ID)
+	err := tx.QueryRow(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, slice, cluster, created_at, ext_key)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11) ON CONFLICT (ext_key) DO NOTHING RETURNING id`,
+		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, e.Slice, e.Cluster, store.Stamp(e.CreatedAt), store.ExtKey(hash, e)).Scan(&e.ID)
 	if err == pgx.ErrNoRows {
 		return false, nil
 	}

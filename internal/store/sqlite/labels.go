@@ -49,8 +49,8 @@ func prepareLabelWriter(ctx context.Context, tx *sql.Tx) (*labelWriter, error) {
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	insert, err := tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, created_at, ext_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) WHERE ext_key IS NOT NULL DO NOTHING`)
+	insert, err := tx.PrepareContext(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, verdict, slice, cluster, created_at, ext_key)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (ext_key) WHERE ext_key IS NOT NULL DO NOTHING`)
 	if err != nil {
 		hash.Close()
 		return nil, mapErr(err)
@@ -77,7 +77,7 @@ func (w *labelWriter) append(ctx context.Context, e *triage.LabelEvent) (bool, e
 		return false, fmt.Errorf("label trace %d: %w", e.TraceID, mapErr(err))
 	}
 	res, err := w.insert.ExecContext(ctx,
-		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, "", "", "", "", nil, e.Slice,
+		e.TraceID, e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, "", "", "", "", nil, e.Slice, e.Cluster,
 		e.CreatedAt.UTC().Format(time.RFC3339Nano), ExtKey(hash, e))
 	if err != nil {
 		return false, mapErr(err)
@@ -97,23 +97,24 @@ func nonNil(s []string) []string {
 	return s
 }
 
-const eventCols = `id, trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, slice, created_at`
+const eventCols = `id, trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, rules_version, decision, reason, outcome, slice, cluster, created_at`
 
 // eventRow is eventCols as scanned; event turns it into the domain value.
 // Every query that reads label events scans through it.
 type eventRow struct {
 	id, traceID                                  int64
 	actor, kind, primary, sec, note, taxV, rules string
-	decision, reason, outcome, slice, created    string
+	decision, reason, outcome, slice, cluster    string
+	created                                      string
 }
 
 func (r *eventRow) dest() []any {
-	return []any{&r.id, &r.traceID, &r.actor, &r.kind, &r.primary, &r.sec, &r.note, &r.taxV, &r.rules, &r.decision, &r.reason, &r.outcome, &r.slice, &r.created}
+	return []any{&r.id, &r.traceID, &r.actor, &r.kind, &r.primary, &r.sec, &r.note, &r.taxV, &r.rules, &r.decision, &r.reason, &r.outcome, &r.slice, &r.cluster, &r.created}
 }
 
 func (r *eventRow) event() triage.LabelEvent {
 	e := triage.LabelEvent{ID: r.id, TraceID: r.traceID, Actor: r.actor, Kind: triage.LabelKind(r.kind), Primary: r.primary,
-		Note: r.note, TaxonomyVersion: r.taxV, Slice: r.slice, CreatedAt: parseStamp(r.created)}
+		Note: r.note, TaxonomyVersion: r.taxV, Slice: r.slice, Cluster: r.cluster, CreatedAt: parseStamp(r.created)}
 	if r.sec != "" && r.sec != "[]" {
 		_ = json.Unmarshal([]byte(r.sec), &e.Secondary)
 	}

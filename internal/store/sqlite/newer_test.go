@@ -20,8 +20,8 @@ func TestNewerStoreIsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name, sql, want string
 	}{
-		{"user_version", `PRAGMA user_version = 99`, "its schema is version 99 (pragma user_version), this triage's is version 6"},
-		{"unknown migration", `INSERT INTO migrations (name, applied_at) VALUES ('migrations/0007_future.sql', 'x')`, "its schema is version 7 (it has migration migrations/0007_future.sql, which this triage does not know), this triage's is version 6"},
+		{"user_version", `PRAGMA user_version = 99`, "its schema is version 99 (pragma user_version), this triage's is version 7"},
+		{"unknown migration", `INSERT INTO migrations (name, applied_at) VALUES ('migrations/0099_future.sql', 'x')`, "its schema is version 8 (it has migration migrations/0099_future.sql, which this triage does not know), this triage's is version 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -63,7 +63,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	require.NoError(t, err)
 	var n int
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 6, n)
+	require.Equal(t, 7, n)
 	var mode string
 	require.NoError(t, db.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
 	require.Equal(t, "wal", mode)
@@ -74,7 +74,7 @@ func TestMigrationsRunOnceAndReopen(t *testing.T) {
 	db, err = Open(ctx, path, testDecode)
 	require.NoError(t, err)
 	require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM migrations`).Scan(&n))
-	require.Equal(t, 6, n, "reopening applies nothing twice")
+	require.Equal(t, 7, n, "reopening applies nothing twice")
 	db.Close()
 }
 
@@ -829,4 +829,45 @@ func TestOldStoreGetsItsImports(t *testing.T) {
 	db.Now = func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }
 	require.Equal(t, []AddResult{Imported, Duplicate}, importAll(t, db, trace("r", "T4", 0, "h5"), trace("r", "T1", 0, "h1")))
 	require.Equal(t, "T4#0 import 4 f.jsonl:1 at 2026-03-01T00:00:00Z", read()[4])
+}
+
+// TestClusterMarkerRoundTrips: a label given to a whole cluster names the
+// cluster, and every read of label events gives the name back (history,
+// the export, the folded state reports read); a label of one trace has
+// none.
+func TestClusterMarkerRoundTrips(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	importAll(t, db, trace("r", "T1", 0, "a"), trace("r", "T2", 0, "b"))
+	sums, _ := db.Summaries(ctx, "r")
+	const name = "AssertionError: expected <n> got <n>"
+	e, err := db.AppendLabel(ctx, triage.LabelEvent{TraceID: sums[0].ID, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop, Cluster: name})
+	require.NoError(t, err)
+	require.Equal(t, name, e.Cluster)
+	_, err = db.AppendLabel(ctx, triage.LabelEvent{TraceID: sums[1].ID, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ToolLoop})
+	require.NoError(t, err)
+	h, err := db.History(ctx, sums[0].ID, "ann")
+	require.NoError(t, err)
+	require.Len(t, h, 1)
+	require.Equal(t, name, h[0].Cluster)
+	h, err = db.History(ctx, sums[1].ID, "")
+	require.NoError(t, err)
+	require.Empty(t, h[0].Cluster)
+	ex, err := db.HumanEvents(ctx, "ann", "")
+	require.NoError(t, err)
+	require.Len(t, ex, 2)
+	byTrace := map[int64]string{}
+	for _, x := range ex {
+		byTrace[x.Event.TraceID] = x.Event.Cluster
+	}
+	require.Equal(t, map[int64]string{sums[0].ID: name, sums[1].ID: ""}, byTrace)
+	states := map[int64]string{}
+	require.NoError(t, db.Each(ctx, "r", func(s TraceSummary, st *triage.LabelState) error {
+		require.NotNil(t, st)
+		require.NotNil(t, st.Humans["ann"])
+		states[s.ID] = st.Humans["ann"].Cluster
+		return nil
+	}))
+	require.Equal(t, map[int64]string{sums[0].ID: name, sums[1].ID: ""}, states)
 }

@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// ClusterStore is what the clusters screen needs on top of Store: the
+// failing traces grouped by failure signature, as `triage clusters`
+// groups them. A review session's store offers it when it can compute
+// clusters; without it (or in a blind review or an adjudication) the
+// screen is not there.
+type ClusterStore interface {
+	// Clusters groups the failing traces of q.RunID (every run when
+	// empty) by signature, largest first, numbered as `triage clusters`
+	// numbers them. With q.Baseline, a cluster none of whose traces is
+	// the baseline's is Novel, and the baseline's own traces are not
+	// members. It reads every failing trace: it is called from a
+	// tea.Cmd, once a screen asks for it.
+	Clusters(ctx context.Context, q ClusterQuery) (*ClusterList, error)
+}
+
+// ClusterQuery says which traces the clusters cover.
+type ClusterQuery struct {
+	RunID    string // empty: every run (but the baseline)
+	Baseline string // set: mark the clusters this run does not show
+}
+
+// ClusterList is the clustering of a session's failing traces.
+type ClusterList struct {
+	Clusters []Cluster
+	// Failing counts the failing traces; Unclustered those that show
+	// nothing to compare (no verdict, tool call, failing test or
+	// exception), which belong to no cluster.
+	Failing, Unclustered int
+}
+
+// Cluster is one group of failing traces with a similar signature.
+type Cluster struct {
+	// ID is the cluster's number in `triage clusters` over the same runs.
+	ID int
+	// Name is made from the signature (as stored: the screen masks it
+	// under --redact).
+	Name string
+	// Representative is the member with the cluster's most common
+	// signature; Members are every member's trace id, the
+	// representative first.
+	Representative int64
+	Members        []int64
+	// Labels are the members' current labels when the clusters were
+	// computed ("" for none), in Members' order: a group's class mix.
+	Labels []string
+	// RepresentativeKey names the representative as RUN/TASK#SEED.
+	RepresentativeKey string
+	// Novel is set, with a baseline, when no baseline trace has this
+	// signature; BaselineSize counts the baseline's traces that do.
+	Novel        bool
+	BaselineSize int
+}
+
+// loadClustersCmd computes the session's clusters; gen drops a result
+// for a queue the reviewer has since left (another run).
+func (m *Model) loadClustersCmd(gen int) tea.Cmd {
+	cs, ctx, q := m.clusterStore, m.ctx, ClusterQuery{RunID: m.cfg.RunID, Baseline: m.cfg.Baseline}
+	return func() tea.Msg {
+		l, err := cs.Clusters(ctx, q)
+		if err != nil {
+			return clustersLoadedMsg{gen: gen, err: fmt.Errorf("compute clusters: %w", err)}
+		}
+		return clustersLoadedMsg{gen: gen, list: l}
+	}
+}
