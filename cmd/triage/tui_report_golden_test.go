@@ -56,7 +56,7 @@ func TestReportScreenFromCardGolden(t *testing.T) {
 	for _, w := range []int{70, 110, 140} {
 		t.Run(fmt.Sprint(w), func(t *testing.T) {
 			t.Parallel()
-			var m tea.Model = ui.NewReportView(reportView(r))
+			var m tea.Model = ui.NewReportView(card.View(r))
 			m, _ = m.Update(tea.WindowSizeMsg{Width: w, Height: 200})
 			golden.RequireEqual(t, []byte(m.View()))
 		})
