@@ -68,3 +68,32 @@ func FuzzDecodeVerdictRest(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecodeVerdictRest reads 1,000 random stored verdicts' bodies
+// with json.Unmarshal and with DecodeVerdictRest.
+func BenchmarkDecodeVerdictRest(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	bodies := make([][]byte, 1000)
+	for i := range bodies {
+		bodies[i] = AppendVerdictRest(nil, randomVerdict(r))
+	}
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			for _, body := range bodies {
+				var rest VerdictRest
+				if err := json.Unmarshal(body, &rest); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("direct", func(b *testing.B) {
+		for b.Loop() {
+			for _, body := range bodies {
+				if _, err := DecodeVerdictRest(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
