@@ -162,7 +162,7 @@ func TestTrendsFollowClusters(t *testing.T) {
 }
 
 // TestReportViewCarriesSections: report --tui shows the sections the
-// text report shows (one view-model, card.DashboardSections).
+// text report shows (one view-model, card.View).
 func TestReportViewCarriesSections(t *testing.T) {
 	t.Parallel()
 	in := card.Input{Traces: []card.TraceRow{
@@ -170,12 +170,12 @@ func TestReportViewCarriesSections(t *testing.T) {
 		{RunID: "b", TaskID: "T1", Model: "m", Import: 2, Primary: "TOOL_LOOP"},
 	}}
 	r := card.Report(in)
-	v := reportView(r)
+	v := card.View(r)
 	var titles []string
 	for _, s := range v.Sections {
 		titles = append(titles, s.Title)
 	}
-	require.Equal(t, []string{"Trends by run", "By repository", "By task type", "By tool used", "By failing tool",
+	require.Equal(t, []string{"By run", "By model", "By agent", "By prompt", "Trends by run", "By repository", "By task type", "By tool used", "By failing tool",
 		"Capability × reliability by model", "Model × task: solved seeds out of k"}, titles)
 }
 

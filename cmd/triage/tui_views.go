@@ -59,7 +59,7 @@ func (a *app) showReportTUI(ctx context.Context, run string, redact bool) error 
 	if err != nil {
 		return err
 	}
-	cfg.Report, cfg.Redactor = reportView(r), rd
+	cfg.Report, cfg.Redactor = card.View(r), rd
 	db, err := a.openStore(ctx)
 	if err != nil {
 		return err
@@ -98,86 +98,6 @@ func (a *app) docStore(db store.Store, tax *triage.Taxonomy) ui.Store {
 	db.OnWait(nil)
 	db.AllowConcurrentReads(2)
 	return &uiStore{db: db, tax: tax}
-}
-
-// reportView copies what the report screen draws out of the card's
-// report, so the UI never imports the card package.
-func reportView(r *card.ReportData) *ui.ReportView {
-	v := &ui.ReportView{
-		Traces:           r.NTraces,
-		HeadlinePassRate: r.Rates.HeadlinePassRate,
-		ContractPassRate: r.Rates.ContractPassRate,
-		PassAt1:          r.Rates.PassAt1,
-		PassHatK:         r.Rates.PassHatK,
-		K:                r.Rates.K,
-		Leftovers:        r.Leftovers.Count,
-		Caveats:          card.CaveatText(r.Caveats),
-		Seeds:            r.Grid.Seeds,
-		NobodyClears:     r.NobodyClears,
-		Saturated:        r.Saturated,
-		Sections:         card.DashboardSections(r),
-	}
-	switch {
-	case r.RunID != "" && r.DatasetID != "":
-		v.Title = "run " + r.RunID + " · " + r.DatasetID
-	case r.RunID != "":
-		v.Title = "run " + r.RunID
-	default:
-		v.Title = "every run"
-	}
-	// Every trace is one cell of the grid: a class's bar opens the
-	// traces whose cells carry it.
-	byClass := map[string][]string{}
-	for _, t := range r.Grid.Tasks {
-		for _, c := range t.Cells {
-			class := c.Primary
-			if class == "" {
-				class = card.Unlabelled // as the mix counts it
-			}
-			byClass[class] = append(byClass[class], triage.TraceKey(c.RunID, t.TaskID, c.Seed))
-		}
-	}
-	seen := map[string]bool{}
-	for _, c := range r.Classes {
-		n, _ := r.PrimaryCounts.Get(c.Code)
-		v.Mix = append(v.Mix, ui.MixRow{Code: c.Code, Name: c.Name, Count: n, Traces: orNoTraces(byClass[c.Code])})
-		seen[c.Code] = true
-	}
-	for _, c := range r.PrimaryCounts {
-		if !seen[c.Key] && c.N > 0 {
-			v.Mix = append(v.Mix, ui.MixRow{Code: c.Key, Count: c.N, Traces: orNoTraces(byClass[c.Key])})
-		}
-	}
-	if d := r.Dominant; d != nil {
-		v.Dominant = &ui.DominantView{Code: d.Code, Share: d.Share, DoNot: d.DoNot, DoThis: d.DoThis}
-	}
-	col := make(map[int]int, len(r.Grid.Seeds))
-	for i, s := range r.Grid.Seeds {
-		col[s] = i
-	}
-	for _, t := range r.Grid.Tasks {
-		tv := ui.TaskView{TaskID: t.TaskID, Runs: t.Runs, Solved: t.Solved, PassAt1: t.PassAt1, PassHatK: t.PassHatK,
-			Cells: make([]ui.CellView, len(r.Grid.Seeds))}
-		for _, c := range t.Cells {
-			if i, ok := col[c.Seed]; ok {
-				// Runs counted together share a column: the cell shows the
-				// last and opens them all.
-				keys := append(tv.Cells[i].Traces, triage.TraceKey(c.RunID, t.TaskID, c.Seed))
-				tv.Cells[i] = ui.CellView{Ran: true, Solved: c.Solved, Unknown: c.Unknown, Primary: c.Primary, Leaked: c.Leaked, Traces: keys}
-			}
-		}
-		v.Tasks = append(v.Tasks, tv)
-	}
-	return v
-}
-
-// orNoTraces is keys, or an empty list: nil would mean "the grid's cells"
-// to the screen.
-func orNoTraces(keys []string) []string {
-	if keys == nil {
-		return []string{}
-	}
-	return keys
 }
 
 // switchable fills what the : switcher offers besides screens: the

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/triage-dev/triage/internal/reportview"
 )
 
 // esc makes untrusted text safe for HTML text and attribute values. On top
@@ -82,20 +84,21 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 		return err
 	}
 
+	v := View(r)
 	p("<h2>Failure mix</h2>")
-	writeMixSVG(&b, r)
+	writeMixSVG(&b, v)
 
 	p("<h2>Pass rates</h2>")
 	p(`<table class="rates"><tr><th>from the labels</th><th></th><th>from outcomes</th><th></th></tr>`)
-	p("<tr><td>headline pass rate</td><td>%s</td><td>pass@1</td><td>%s</td></tr>", pct(r.Rates.HeadlinePassRate), frac(r.Rates.PassAt1))
-	p("<tr><td>contract pass rate</td><td>%s</td><td>pass^k</td><td>%s</td></tr>", pct(r.Rates.ContractPassRate), frac(r.Rates.PassHatK))
-	p("<tr><td>assumption share</td><td>%s</td><td>k</td><td>%d</td></tr>", pct(r.Rates.AssumptionShare), r.Rates.K)
-	p("<tr><td>loop share</td><td>%s</td><td>resolution</td><td>%s</td></tr></table>", pct(r.Rates.LoopShare), frac(r.Rates.Resolution))
-	p(`<p%s>Left out: %s</p>`, warnIf(r.Caveats.Leftovers > 0 || r.Caveats.UnknownOutcome > 0 || r.Caveats.Trust != TrustTrusted), esc(CaveatText(r.Caveats)))
+	p("<tr><td>headline pass rate</td><td>%s</td><td>pass@1</td><td>%s</td></tr>", pct(v.Rates.HeadlinePassRate), frac(v.Rates.PassAt1))
+	p("<tr><td>contract pass rate</td><td>%s</td><td>pass^k</td><td>%s</td></tr>", pct(v.Rates.ContractPassRate), frac(v.Rates.PassHatK))
+	p("<tr><td>assumption share</td><td>%s</td><td>k</td><td>%d</td></tr>", pct(v.Rates.AssumptionShare), v.Rates.K)
+	p("<tr><td>loop share</td><td>%s</td><td>resolution</td><td>%s</td></tr></table>", pct(v.Rates.LoopShare), frac(v.Rates.Resolution))
+	p(`<p%s>Left out: %s</p>`, warnIf(v.CaveatsWarn), esc(v.Caveats))
 
-	if d := r.Dominant; d != nil {
+	if d := v.Dominant; d != nil {
 		p("<h2>Dominant: %s</h2>", esc(d.Code))
-		p("<p>%s · %d of %d traces (%s)</p>", esc(d.Name), d.Count, r.NTraces, pct(d.Share))
+		p("<p>%s · %d of %d traces (%s)</p>", esc(d.Name), d.Count, v.Traces, pct(d.Share))
 		if d.DoNot != "" || d.DoThis != "" {
 			p(`<p class="donot"><b>Do not:</b> %s</p>`, esc(orNone(d.DoNot)))
 			p(`<p class="dothis"><b>Do this:</b> %s</p>`, esc(orNone(d.DoThis)))
@@ -129,29 +132,18 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	}
 
 	p("<h2>Per-task grid</h2>")
-	p("<p>%s</p>", esc(gridLegend))
-	writeGridSVG(&b, r)
-	p("<p>nobody clears: %s<br/>saturated: %s</p>", esc(orNone(strings.Join(r.NobodyClears, ", "))), esc(orNone(strings.Join(r.Saturated, ", "))))
-	if r.TasksInPack > len(r.Grid.Tasks) {
-		p(`<p class="warn">%d of the pack's %d tasks have no trace</p>`, r.TasksInPack-len(r.Grid.Tasks), r.TasksInPack)
+	p("<p>%s</p>", esc(reportview.GridLegend))
+	writeGridSVG(&b, &v.Grid)
+	p("<p>nobody clears: %s<br/>saturated: %s</p>", esc(orNone(strings.Join(v.NobodyClears, ", "))), esc(orNone(strings.Join(v.Saturated, ", "))))
+	if v.TasksInPack > len(v.Grid.Tasks) {
+		p(`<p class="warn">%d of the pack's %d tasks have no trace</p>`, v.TasksInPack-len(v.Grid.Tasks), v.TasksInPack)
 	}
 
 	c := r.Cost
 	p("<h2>Cost</h2>")
 	htmlTable(&b, []string{"input tokens", "output tokens", "dollars", "median wall", "$/solved"},
 		[][]string{{thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved)}})
-	for _, bd := range []struct {
-		title string
-		gs    []Group
-	}{{"run", r.ByRun}, {"model", r.ByModel}, {"agent", r.ByAgent}, {"prompt", r.ByPrompt}} {
-		if bd.title == "run" && len(bd.gs) == 0 {
-			continue
-		}
-		p("<h2>By %s</h2>", bd.title)
-		h, rs := groupTable(bd.title, bd.gs, 1<<20)
-		htmlTable(&b, h, rs)
-	}
-	for _, sec := range DashboardSections(r) {
+	for _, sec := range v.Sections {
 		p("<h2>%s</h2>", esc(sec.Title))
 		for _, n := range sec.Notes {
 			p("<p>%s</p>", esc(n))
@@ -184,6 +176,12 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	return err
 }
 
+// svgCellClass is each grid state's class in the page's style sheet.
+var svgCellClass = [...]string{
+	reportview.CellMissing: "none", reportview.CellSolved: "ok", reportview.CellFailed: "no",
+	reportview.CellMixed: "mix", reportview.CellLeaked: "leak", reportview.CellUnknown: "unk",
+}
+
 func warnIf(b bool) string {
 	if b {
 		return ` class="warn"`
@@ -208,50 +206,49 @@ func htmlTable(b *strings.Builder, head []string, rows [][]string) {
 	b.WriteString("</table>\n")
 }
 
-func writeMixSVG(b *strings.Builder, r *ReportData) {
+func writeMixSVG(b *strings.Builder, v *reportview.Report) {
 	top := 0
-	for _, c := range r.PrimaryCounts {
-		top = max(top, c.N)
+	for _, c := range v.Mix {
+		top = max(top, c.Count)
 	}
 	w := svgLabelW + svgBarW + 110
-	h := svgRowH*len(r.PrimaryCounts) + svgGap
+	h := svgRowH*len(v.Mix) + svgGap
 	fmt.Fprintf(b, `<svg role="img" width="%d" height="%d" viewBox="0 0 %d %d"><title>failure mix</title>`+"\n", w, h, w, h)
-	for i, c := range r.PrimaryCounts {
+	for i, c := range v.Mix {
 		y := i*svgRowH + svgGap
 		bw := 0
 		if top > 0 {
-			bw = c.N * svgBarW / top
+			bw = c.Count * svgBarW / top
 		}
 		class := "bar"
-		if strings.HasPrefix(c.Key, "PASS_") {
+		if strings.HasPrefix(c.Code, "PASS_") {
 			class = "passbar"
 		}
-		fmt.Fprintf(b, `<text x="0" y="%d">%s</text>`, y+14, esc(clip(c.Key, 20)))
+		fmt.Fprintf(b, `<text x="0" y="%d">%s</text>`, y+14, esc(clip(c.Code, 20)))
 		fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"></rect>`, class, svgLabelW, y, bw, svgRowH-svgGap*2)
-		fmt.Fprintf(b, `<text x="%d" y="%d">%d (%s)</text>`+"\n", svgLabelW+bw+6, y+14, c.N, pct(ratio(c.N, r.NTraces)))
+		fmt.Fprintf(b, `<text x="%d" y="%d">%d (%s)</text>`+"\n", svgLabelW+bw+6, y+14, c.Count, pct(ratio(c.Count, v.Traces)))
 	}
 	b.WriteString("</svg>\n")
 }
 
-func writeGridSVG(b *strings.Builder, r *ReportData) {
-	cols := len(r.Grid.Seeds)
+func writeGridSVG(b *strings.Builder, g *reportview.Grid) {
+	cols := len(g.Seeds)
 	gridX := svgLabelW
 	statsX := gridX + cols*(svgCell+svgGap) + 16
 	w := statsX + 220
-	h := (len(r.Grid.Tasks)+1)*(svgCell+svgGap) + svgGap
+	h := (len(g.Tasks)+1)*(svgCell+svgGap) + svgGap
 	fmt.Fprintf(b, `<svg role="img" width="%d" height="%d" viewBox="0 0 %d %d"><title>per-task grid</title>`+"\n", w, h, w, h)
 	fmt.Fprintf(b, `<text x="0" y="14">task</text>`)
-	for j, s := range r.Grid.Seeds {
+	for j, s := range g.Seeds {
 		fmt.Fprintf(b, `<text x="%d" y="14">%s</text>`, gridX+j*(svgCell+svgGap)+4, strconv.Itoa(s))
 	}
 	fmt.Fprintf(b, `<text x="%d" y="14">solved  pass@1  pass^k</text>`+"\n", statsX)
-	for i, t := range r.Grid.Tasks {
+	for i, t := range g.Tasks {
 		y := (i+1)*(svgCell+svgGap) + svgGap
 		fmt.Fprintf(b, `<text x="0" y="%d">%s</text>`, y+13, esc(clip(t.TaskID, 20)))
-		gc := taskCells(t.Cells, r.Grid.Seeds)
-		for j, s := range r.Grid.Seeds {
-			sym, state := gc[j].sym, gc[j].state
-			class := map[cellState]string{cellMissing: "none", cellSolved: "ok", cellFailed: "no", cellMixed: "mix", cellLeaked: "leak", cellUnknown: "unk"}[state]
+		gc := reportview.Columns(t.Cells, g.Seeds)
+		for j, s := range g.Seeds {
+			sym, class := gc[j].Symbol(), svgCellClass[gc[j].State()]
 			fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"><title>%s seed %d: %s</title></rect>`,
 				class, gridX+j*(svgCell+svgGap), y, svgCell, svgCell, esc(t.TaskID), s, esc(sym))
 		}

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/triage-dev/triage/internal/reportview"
 )
 
 // mdEscaper backslash-escapes what Markdown would read as markup, so a
@@ -56,28 +58,29 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 		return err
 	}
 
+	v := View(r)
 	p("## Failure mix")
 	p("")
-	rows := make([][]string, 0, len(r.PrimaryCounts))
-	for _, c := range r.PrimaryCounts {
-		share := ratio(c.N, r.NTraces)
-		rows = append(rows, []string{md(c.Key), strconv.Itoa(c.N), pct(share), strings.Repeat("█", int(share*20+0.5))})
+	rows := make([][]string, 0, len(v.Mix))
+	for _, c := range v.Mix {
+		share := ratio(c.Count, v.Traces)
+		rows = append(rows, []string{md(c.Code), strconv.Itoa(c.Count), pct(share), strings.Repeat("█", int(share*20+0.5))})
 	}
 	table([]string{"class", "count", "share", ""}, rows)
 
 	p("## Pass rates")
 	p("")
 	table([]string{"from the labels", "", "from outcomes", ""}, [][]string{
-		{"headline pass rate", pct(r.Rates.HeadlinePassRate), "pass@1", frac(r.Rates.PassAt1)},
-		{"contract pass rate", pct(r.Rates.ContractPassRate), "pass^k", frac(r.Rates.PassHatK)},
-		{"assumption share", pct(r.Rates.AssumptionShare), "k", strconv.Itoa(r.Rates.K)},
-		{"loop share", pct(r.Rates.LoopShare), "resolution", frac(r.Rates.Resolution)},
+		{"headline pass rate", pct(v.Rates.HeadlinePassRate), "pass@1", frac(v.Rates.PassAt1)},
+		{"contract pass rate", pct(v.Rates.ContractPassRate), "pass^k", frac(v.Rates.PassHatK)},
+		{"assumption share", pct(v.Rates.AssumptionShare), "k", strconv.Itoa(v.Rates.K)},
+		{"loop share", pct(v.Rates.LoopShare), "resolution", frac(v.Rates.Resolution)},
 	})
-	p("**Left out:** %s", md(CaveatText(r.Caveats)))
+	p("**Left out:** %s", md(v.Caveats))
 	p("")
 
-	if d := r.Dominant; d != nil {
-		p("## Dominant: %s (%s), %d of %d traces", md(d.Code), md(d.Name), d.Count, r.NTraces)
+	if d := v.Dominant; d != nil {
+		p("## Dominant: %s (%s), %d of %d traces", md(d.Code), md(d.Name), d.Count, v.Traces)
 		p("")
 		if d.DoNot != "" || d.DoThis != "" {
 			p("- **Do not:** %s", md(orNone(d.DoNot)))
@@ -118,27 +121,28 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 
 	p("## Per-task grid")
 	p("")
-	p("%s", md(gridLegend))
+	p("%s", md(reportview.GridLegend))
 	p("")
+	g := &v.Grid
 	head := []string{"task"}
-	for _, s := range r.Grid.Seeds {
+	for _, s := range g.Seeds {
 		head = append(head, "s"+strconv.Itoa(s))
 	}
 	head = append(head, "solved", "pass@1", "pass^k")
 	rows = rows[:0]
-	for _, t := range r.Grid.Tasks {
+	for _, t := range g.Tasks {
 		row := []string{md(t.TaskID)}
-		for _, c := range taskCells(t.Cells, r.Grid.Seeds) {
-			row = append(row, c.sym)
+		for _, c := range reportview.Columns(t.Cells, g.Seeds) {
+			row = append(row, c.Symbol())
 		}
 		row = append(row, solvedOf(t), taskPassAt1(t), yesNo(t.PassHatK))
 		rows = append(rows, row)
 	}
 	table(head, rows)
-	p("- nobody clears: %s", md(orNone(strings.Join(r.NobodyClears, ", "))))
-	p("- saturated: %s", md(orNone(strings.Join(r.Saturated, ", "))))
-	if r.TasksInPack > len(r.Grid.Tasks) {
-		p("- %d of the pack's %d tasks have no trace", r.TasksInPack-len(r.Grid.Tasks), r.TasksInPack)
+	p("- nobody clears: %s", md(orNone(strings.Join(v.NobodyClears, ", "))))
+	p("- saturated: %s", md(orNone(strings.Join(v.Saturated, ", "))))
+	if v.TasksInPack > len(g.Tasks) {
+		p("- %d of the pack's %d tasks have no trace", v.TasksInPack-len(g.Tasks), v.TasksInPack)
 	}
 	p("")
 
@@ -148,22 +152,7 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 	table([]string{"input tokens", "output tokens", "dollars", "median wall", "$/solved"}, [][]string{
 		{thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved)},
 	})
-	for _, bd := range []struct {
-		title string
-		gs    []Group
-	}{{"run", r.ByRun}, {"model", r.ByModel}, {"agent", r.ByAgent}, {"prompt", r.ByPrompt}} {
-		if bd.title == "run" && len(bd.gs) == 0 {
-			continue
-		}
-		p("## By %s", bd.title)
-		p("")
-		h, rs := groupTable(bd.title, bd.gs, 1<<20)
-		for _, row := range rs {
-			row[0] = mdEscaper.Replace(row[0])
-		}
-		table(h, rs)
-	}
-	for _, sec := range DashboardSections(r) {
+	for _, sec := range v.Sections {
 		p("## %s", md(sec.Title))
 		p("")
 		for _, n := range sec.Notes {

@@ -4,12 +4,13 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
 // Unlabelled is the primary_counts key of traces that carry no label at
 // all, so that every trace is still counted once.
-const Unlabelled = "UNLABELLED"
+const Unlabelled = reportview.Unlabelled
 
 // ReportData is everything a report shows, computed once and rendered by
 // the writers. Unlike a card it never refuses: it counts every trace once
@@ -84,28 +85,11 @@ type ClassInfo struct {
 }
 
 // Rates are the label-based and outcome-based pass figures side by side.
-type Rates struct {
-	HeadlinePassRate float64 `json:"headline_pass_rate"`
-	ContractPassRate float64 `json:"contract_pass_rate"`
-	AssumptionShare  float64 `json:"assumption_share"`
-	LoopShare        float64 `json:"loop_share"`
-	PassAt1          float64 `json:"pass_at_1"`
-	PassHatK         float64 `json:"pass_hat_k"`
-	Resolution       float64 `json:"resolution"`
-	K                int     `json:"k"`
-}
+type Rates = reportview.Rates
 
-// Dominant is the largest class of the mix other than PASS_CONTRACT (a
-// real pass is not a mistake to fix), with the seed's decision-table
-// advice from the taxonomy.
-type Dominant struct {
-	Code   string  `json:"code"`
-	Name   string  `json:"name"`
-	Count  int     `json:"count"`
-	Share  float64 `json:"share"`
-	DoNot  string  `json:"do_not"`
-	DoThis string  `json:"do_this"`
-}
+// Dominant is the largest class of the mix other than PASS_CONTRACT, with
+// the seed's decision-table advice from the taxonomy.
+type Dominant = reportview.Dominant
 
 // Leftovers are traces whose label is a rules leftover nobody resolved.
 type Leftovers struct {

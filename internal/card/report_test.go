@@ -231,3 +231,28 @@ func FuzzWriteHTML(f *testing.F) {
 		}
 	})
 }
+
+// TestViewCarriesTheReport: the view-model the writers and the report
+// screen draw names the mix's classes in the report's order, says the
+// caveats in words (a warning while anything is left out) and shares the
+// report's grid.
+func TestViewCarriesTheReport(t *testing.T) {
+	t.Parallel()
+	r := Report(seedMix())
+	v := View(r)
+	require.Equal(t, "run r1 · invoice-client-v3", v.Title)
+	require.Len(t, v.Mix, len(r.PrimaryCounts))
+	for i, c := range r.PrimaryCounts {
+		require.Equal(t, c.Key, v.Mix[i].Code)
+		require.Equal(t, c.N, v.Mix[i].Count)
+	}
+	require.Equal(t, "Invented surface", v.Mix[2].Name)
+	require.Equal(t, CaveatText(r.Caveats), v.Caveats)
+	require.False(t, v.CaveatsWarn, "nothing left out, taxonomy trusted")
+	require.Same(t, &r.Grid.Tasks[0], &v.Grid.Tasks[0], "the grid is the report's, not a copy")
+	require.Equal(t, "By model", v.Sections[0].Title)
+	in := seedMix()
+	in.Traces[0].Leftover = true
+	require.True(t, View(Report(in)).CaveatsWarn)
+	require.Equal(t, "every run", View(Report(Input{})).Title)
+}

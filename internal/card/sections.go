@@ -14,10 +14,10 @@ import (
 // sections, so a section is written once.
 type Section = reportview.Section
 
-// DashboardSections are the report's sections after the per-task grid
-// and the cost: trends, the breakdowns by repository, task type and
-// tool, and seed 004's dumbbell and heatmap, in that order. Sections with
-// nothing to show say so in a note rather than vanish.
+// DashboardSections are the report's sections after the breakdowns by
+// run, model, agent and prompt: trends, the breakdowns by repository,
+// task type and tool, and seed 004's dumbbell and heatmap, in that order.
+// Sections with nothing to show say so in a note rather than vanish.
 func DashboardSections(r *ReportData) []Section {
 	var out []Section
 	if r.Trend != nil {

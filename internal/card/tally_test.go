@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -123,9 +124,9 @@ func TestUnknownOutcomesAreCountedApart(t *testing.T) {
 	require.InDelta(t, (1.0+0.5)/2, g.PassAt1, 1e-12)
 	require.Equal(t, 0.0, g.PassHatK, "a task with an unknown attempt cannot clear every seed")
 	require.InDelta(t, 0.5, g.Resolution, 1e-12)
-	cells := taskCells(g.Tasks[0].Cells, g.Seeds)
-	require.Equal(t, "●", cells[0].sym)
-	require.Equal(t, "?", cells[1].sym)
+	cells := reportview.Columns(g.Tasks[0].Cells, g.Seeds)
+	require.Equal(t, "●", cells[0].Symbol())
+	require.Equal(t, "?", cells[1].Symbol())
 	require.Equal(t, "1/1 ?1", solvedOf(g.Tasks[0]))
 	require.Equal(t, "—", taskPassAt1(g.Tasks[2]))
 	require.Equal(t, 3, tl.caveats("").UnknownOutcome)

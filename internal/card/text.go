@@ -47,9 +47,7 @@ const (
 	minWidth     = 40
 	defaultWidth = 80
 	minBar       = 10
-	keyColumn    = 24 // widest task, model or class name shown in full
-	narrowWidth  = 100
-	wideWidth    = 120
+	keyColumn    = 24 // widest task or class name shown in full
 )
 
 // WriteText writes the report for a terminal of the given width. Without
@@ -86,51 +84,52 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 		return err
 	}
 
+	v := View(r)
 	line("")
 	line("%s", st.Heading.Render("Failure mix"))
 	labelW := 0
-	for _, c := range r.PrimaryCounts {
-		labelW = max(labelW, lipgloss.Width(fit(c.Key, keyColumn)))
+	for _, c := range v.Mix {
+		labelW = max(labelW, lipgloss.Width(fit(c.Code, keyColumn)))
 	}
 	barMax := max(minBar, width-labelW-18)
 	top := 0
-	for _, c := range r.PrimaryCounts {
-		top = max(top, c.N)
+	for _, c := range v.Mix {
+		top = max(top, c.Count)
 	}
-	for _, c := range r.PrimaryCounts {
+	for _, c := range v.Mix {
 		n := 0
 		if top > 0 {
-			n = (c.N*barMax + top - 1) / top
+			n = (c.Count*barMax + top - 1) / top
 		}
 		bar := st.Bar
-		if strings.HasPrefix(c.Key, "PASS_") {
+		if strings.HasPrefix(c.Code, "PASS_") {
 			bar = st.PassBar
 		}
-		line("  %s %s%s %4d %6s", padRight(fit(c.Key, keyColumn), labelW), bar.Render(strings.Repeat("█", n)),
-			strings.Repeat(" ", barMax-n), c.N, pct(ratio(c.N, r.NTraces)))
+		line("  %s %s%s %4d %6s", padRight(fit(c.Code, keyColumn), labelW), bar.Render(strings.Repeat("█", n)),
+			strings.Repeat(" ", barMax-n), c.Count, pct(ratio(c.Count, v.Traces)))
 	}
 
 	line("")
 	line("%s", st.Heading.Render("Pass rates"))
 	line("  %s %-7s %s %-7s %s %s",
-		st.Label.Render("headline"), pct(r.Rates.HeadlinePassRate),
-		st.Label.Render("contract"), pct(r.Rates.ContractPassRate),
+		st.Label.Render("headline"), pct(v.Rates.HeadlinePassRate),
+		st.Label.Render("contract"), pct(v.Rates.ContractPassRate),
 		st.Muted.Render("│"), st.Muted.Render("from the labels"))
 	line("  %s %-9s %s %-9s %s %s",
-		st.Label.Render("pass@1"), frac(r.Rates.PassAt1),
-		st.Label.Render("pass^k"), frac(r.Rates.PassHatK),
-		st.Muted.Render("│"), st.Muted.Render(fmt.Sprintf("from outcomes · k %d · resolution %s", r.Rates.K, frac(r.Rates.Resolution))))
-	line("  %s %s   %s %s", st.Label.Render("assumption share"), pct(r.Rates.AssumptionShare), st.Label.Render("loop share"), pct(r.Rates.LoopShare))
+		st.Label.Render("pass@1"), frac(v.Rates.PassAt1),
+		st.Label.Render("pass^k"), frac(v.Rates.PassHatK),
+		st.Muted.Render("│"), st.Muted.Render(fmt.Sprintf("from outcomes · k %d · resolution %s", v.Rates.K, frac(v.Rates.Resolution))))
+	line("  %s %s   %s %s", st.Label.Render("assumption share"), pct(v.Rates.AssumptionShare), st.Label.Render("loop share"), pct(v.Rates.LoopShare))
 	caveatStyle := st.Muted
-	if r.Caveats.Leftovers > 0 || r.Caveats.UnknownOutcome > 0 || r.Caveats.Trust != TrustTrusted {
+	if v.CaveatsWarn {
 		caveatStyle = st.Warn
 	}
-	line("  %s", renderLines(caveatStyle, reportview.WrapHang("left out: "+CaveatText(r.Caveats), width-2, 4)))
+	line("  %s", renderLines(caveatStyle, reportview.WrapHang("left out: "+v.Caveats, width-2, 4)))
 
-	if d := r.Dominant; d != nil {
+	if d := v.Dominant; d != nil {
 		line("")
 		line("%s %s %s", st.Heading.Render("Dominant"), st.Accent.Render(fit(d.Code, keyColumn)),
-			st.Muted.Render(fmt.Sprintf("%s · %d of %d traces (%s)", fit(d.Name, keyColumn), d.Count, r.NTraces, pct(d.Share))))
+			st.Muted.Render(fmt.Sprintf("%s · %d of %d traces (%s)", fit(d.Name, keyColumn), d.Count, v.Traces, pct(d.Share))))
 		if d.DoNot != "" || d.DoThis != "" {
 			line("  %s %s", st.Fail.Render("Do not:"), reportview.WrapHang(clean(orNone(d.DoNot)), width-11, 11))
 			line("  %s %s", st.Pass.Render("Do this:"), reportview.WrapHang(clean(orNone(d.DoThis)), width-11, 11))
@@ -172,12 +171,12 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 
 	line("")
 	line("%s", st.Heading.Render("Per-task grid"))
-	line("  %s", renderLines(st.Muted, reportview.WrapHang(gridLegend, width-2, 2)))
-	writeTextGrid(&b, r, st, width)
-	line("  %s %s", st.Label.Render("nobody clears:"), clean(orNone(strings.Join(r.NobodyClears, ", "))))
-	line("  %s %s", st.Label.Render("saturated:"), clean(orNone(strings.Join(r.Saturated, ", "))))
-	if r.TasksInPack > len(r.Grid.Tasks) {
-		line("  %s", st.Warn.Render(fmt.Sprintf("%d of the pack's %d tasks have no trace", r.TasksInPack-len(r.Grid.Tasks), r.TasksInPack)))
+	line("  %s", renderLines(st.Muted, reportview.WrapHang(reportview.GridLegend, width-2, 2)))
+	writeTextGrid(&b, &v.Grid, st, width)
+	line("  %s %s", st.Label.Render("nobody clears:"), clean(orNone(strings.Join(v.NobodyClears, ", "))))
+	line("  %s %s", st.Label.Render("saturated:"), clean(orNone(strings.Join(v.Saturated, ", "))))
+	if v.TasksInPack > len(v.Grid.Tasks) {
+		line("  %s", st.Warn.Render(fmt.Sprintf("%d of the pack's %d tasks have no trace", v.TasksInPack-len(v.Grid.Tasks), v.TasksInPack)))
 	}
 
 	line("")
@@ -186,28 +185,7 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line("  tokens: %s in · %s out", thousands(c.InputTokens), thousands(c.OutputTokens))
 	line("  %s", st.Muted.Render(fmt.Sprintf("recorded by %d (tokens), %d (dollars), %d (wall) of %d traces", c.TokensKnown, c.CostKnown, c.WallKnown, r.NTraces)))
 
-	for _, bd := range []struct {
-		title string
-		gs    []Group
-	}{{"run", r.ByRun}, {"model", r.ByModel}, {"agent", r.ByAgent}, {"prompt", r.ByPrompt}} {
-		if bd.title == "run" && len(bd.gs) == 0 {
-			continue
-		}
-		line("")
-		line("%s", st.Heading.Render("By "+bd.title))
-		head, rows := groupTable(bd.title, bd.gs, keyColumn)
-		switch {
-		case width < narrowWidth:
-			// Narrow terminals keep pass@1, pass^k and cost; the label
-			// rates are in the pass-rate block above.
-			head, rows = reportview.DropColumns(head, rows, 6, 7, 8, 9)
-		case width < wideWidth:
-			head, rows = reportview.DropColumns(head, rows, 8, 9)
-		}
-		writeTextTable(&b, head, rows, st)
-	}
-
-	for _, sec := range DashboardSections(r) {
+	for _, sec := range v.Sections {
 		writeTextSection(&b, sec, st, width)
 	}
 
@@ -229,17 +207,17 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 // writeTextGrid draws the per-task × seed grid, as many seed columns as
 // the width holds: a run of thousands of seeds would otherwise print lines
 // thousands of cells wide. The md and html reports carry every column.
-func writeTextGrid(b *strings.Builder, r *ReportData, st Styles, width int) {
+func writeTextGrid(b *strings.Builder, g *reportview.Grid, st Styles, width int) {
 	taskW := len("task")
-	for _, t := range r.Grid.Tasks {
+	for _, t := range g.Tasks {
 		taskW = max(taskW, lipgloss.Width(fit(t.TaskID, keyColumn)))
 	}
 	const stats = "   solved  pass@1  pass^k"
-	seeds := r.Grid.Seeds
+	seeds := g.Seeds
 	if fits := (width - 3 - taskW - len(stats)) / 2; len(seeds) > max(fits, 1) {
 		seeds = seeds[:max(fits-1, 1)]
 	}
-	more := len(r.Grid.Seeds) - len(seeds)
+	more := len(g.Seeds) - len(seeds)
 	var head strings.Builder
 	head.WriteString("  " + padRight("task", taskW) + " ")
 	for _, s := range seeds {
@@ -250,24 +228,24 @@ func writeTextGrid(b *strings.Builder, r *ReportData, st Styles, width int) {
 	}
 	head.WriteString(stats)
 	fmt.Fprintln(b, st.Label.Render(head.String()))
-	for _, t := range r.Grid.Tasks {
+	for _, t := range g.Tasks {
 		var l strings.Builder
 		l.WriteString("  " + padRight(fit(t.TaskID, keyColumn), taskW) + " ")
-		for _, c := range taskCells(t.Cells, seeds) {
+		for _, c := range reportview.Columns(t.Cells, seeds) {
 			style := st.Muted
-			switch c.state {
-			case cellSolved:
+			switch c.State() {
+			case reportview.CellSolved:
 				style = st.Pass
-			case cellFailed:
+			case reportview.CellFailed:
 				style = st.Fail
-			case cellMixed:
+			case reportview.CellMixed:
 				style = st.Mixed
-			case cellLeaked:
+			case reportview.CellLeaked:
 				style = st.Warn
-			case cellUnknown:
+			case reportview.CellMissing, reportview.CellUnknown:
 				style = st.Muted
 			}
-			l.WriteString(" " + style.Render(c.sym))
+			l.WriteString(" " + style.Render(c.Symbol()))
 		}
 		if more > 0 {
 			l.WriteString(" " + st.Muted.Render("…"))
@@ -277,12 +255,6 @@ func writeTextGrid(b *strings.Builder, r *ReportData, st Styles, width int) {
 	}
 	if more > 0 {
 		fmt.Fprintln(b, st.Muted.Render(fmt.Sprintf("  … %d more seeds: --format md or html shows them", more)))
-	}
-}
-
-func writeTextTable(b *strings.Builder, head []string, rows [][]string, st Styles) {
-	for _, l := range reportview.Table(head, rows, reportview.Styles{Heading: st.Heading, Muted: st.Muted, Label: st.Label}) {
-		fmt.Fprintln(b, l)
 	}
 }
 

@@ -1,18 +1,15 @@
 // Package reportview is the report's view-model: its sections as plain
-// data (a title, notes in words, a table) and one pure text renderer for
-// them. Package card builds the sections and renders them as text,
-// Markdown and HTML; the TUI renders the same sections with this
-// package's Text, so that a new section is written once.
+// data. Report holds them all: the headline figures and caveats, the
+// failure mix, the dominant class, the per-task × seed grid, and the
+// further sections (breakdowns, trends, the dumbbell, the heatmap) as
+// Section values, a title, notes in words and a table. Package card
+// builds a Report from its figures (card.View) and renders it as text,
+// Markdown and HTML; the report screen in package ui renders the same
+// Report, so that a section is built once. Section has one text
+// renderer here (Text), which the text report and the screen share.
 //
-// It is a leaf: it knows nothing of traces, stores or the card, and its
-// renderer owns its Styles, which the callers fill in.
-//
-// The sections here are those issue 19 added (trends, the breakdowns by
-// repository, task type and tool, the dumbbell and the heatmap). The
-// older ones (the mix, the rates, the per-task grid, the breakdowns by
-// run, model, agent and prompt) still have a renderer in card and one in
-// ui/reportview.go, whose coloured grid this plain table would lose;
-// moving them here is the next step, once the report screen settles.
+// It is a leaf: it knows nothing of stores or the card, and its renderer
+// owns its Styles, which the callers fill in.
 package reportview
 
 import (

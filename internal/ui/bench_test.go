@@ -10,7 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
-	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/reportview"
 )
 
 // bigFake is a store with n queue items over a few distinct traces.
@@ -197,14 +197,14 @@ func TestKeyLatencyBudgets(t *testing.T) {
 func drillReport(tb testing.TB, n int) Model {
 	f := bigFake(n)
 	it := f.items[n/2]
-	cells := make([]CellView, 5)
+	cells := make([]reportview.Cell, 5)
 	for s := range cells {
-		cells[s] = CellView{Ran: true, Primary: secretClass, Traces: []string{triage.TraceKey(it.RunID, it.TaskID, s)}}
+		cells[s] = reportview.Cell{RunID: it.RunID, Seed: s, Primary: secretClass}
 	}
 	cfg := testConfig()
 	cfg.All = true
-	cfg.Report = &ReportView{Title: "big", Traces: n, Seeds: []int{0, 1, 2, 3, 4},
-		Tasks: []TaskView{{TaskID: it.TaskID, Runs: 5, Cells: cells}}}
+	cfg.Report = &reportview.Report{Title: "big", Traces: n,
+		Grid: reportview.Grid{Seeds: []int{0, 1, 2, 3, 4}, Tasks: []reportview.TaskRow{{TaskID: it.TaskID, Runs: 5, Cells: cells}}}}
 	return started(tb, f, cfg, 140, 45)
 }
 

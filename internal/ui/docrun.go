@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/triage-dev/triage/internal/reportview"
 )
 
 // NewReportView is the app started on the report screen with no store
 // behind it: the figures can be read, not opened. Tests use it; report
 // --tui runs RunReport with its store.
-func NewReportView(r *ReportView) Model {
+func NewReportView(r *reportview.Report) Model {
 	return New(nil, Config{Report: r})
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -275,13 +276,13 @@ func TestDocScreenClick(t *testing.T) {
 func TestWideGridScrollsSideways(t *testing.T) {
 	t.Parallel()
 	const seeds = 60
-	r := &ReportView{Title: "wide", Traces: seeds}
-	task := TaskView{TaskID: "T01", Runs: seeds}
+	r := &reportview.Report{Title: "wide", Traces: seeds}
+	task := reportview.TaskRow{TaskID: "T01", Runs: seeds}
 	for s := range seeds {
-		r.Seeds = append(r.Seeds, s)
-		task.Cells = append(task.Cells, CellView{Ran: true, Primary: triage.ToolLoop, Traces: []string{triage.TraceKey("r1", "T01", s)}})
+		r.Grid.Seeds = append(r.Grid.Seeds, s)
+		task.Cells = append(task.Cells, reportview.Cell{RunID: "r1", Seed: s, Primary: triage.ToolLoop})
 	}
-	r.Tasks = []TaskView{task}
+	r.Grid.Tasks = []reportview.TaskRow{task}
 	m := settle(t, NewReportView(r), tea.WindowSizeMsg{Width: 80, Height: 24})
 	require.Equal(t, "task T01 seed 0", cursorTitle(m))
 	require.Zero(t, m.docScreen().xoff)

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -43,7 +44,7 @@ type Config struct {
 	// Report, when set, starts the app on the report screen (report
 	// --tui); its bars and grid cells open their traces in the queue,
 	// which then covers every trace (set All).
-	Report *ReportView
+	Report *reportview.Report
 	// Agreement, when set, starts the app on the agreement screen (agree
 	// --tui); its matrix cells and confused pairs open their traces.
 	Agreement *AgreementView

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/triage-dev/triage/internal/reportview"
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // TestReportShowsSharedSections: the report screen draws the sections
@@ -25,4 +26,38 @@ func TestReportShowsSharedSections(t *testing.T) {
 	require.Contains(t, out, "saturated")
 	require.Contains(t, out, "T01␛[2J")
 	require.NotContains(t, out, "\x1b[2J")
+}
+
+// TestReportDrillOpensEveryTrace: a grid cell opens its attempts (one
+// per run when runs share a column) and shows a failure among them; a
+// bar opens the traces of its class, the unlabelled ones under
+// Unlabelled, as the mix counts them.
+func TestReportDrillOpensEveryTrace(t *testing.T) {
+	t.Parallel()
+	r := &reportview.Report{
+		Traces: 4,
+		Mix:    []reportview.MixRow{{Code: triage.PassContract, Count: 1}, {Code: triage.ToolLoop, Count: 2}, {Code: reportview.Unlabelled, Count: 1}, {Code: triage.Timeout}},
+		Grid: reportview.Grid{Seeds: []int{0, 1}, Tasks: []reportview.TaskRow{
+			{TaskID: "T1", Runs: 3, Solved: 2, Cells: []reportview.Cell{
+				{RunID: "a", Seed: 0, Solved: true, Primary: triage.PassContract},
+				{RunID: "a", Seed: 1, Primary: triage.ToolLoop},
+				{RunID: "b", Seed: 1, Solved: true, Primary: triage.ToolLoop},
+			}},
+			{TaskID: "T2", Runs: 1, Cells: []reportview.Cell{{RunID: "a", Seed: 0, Unknown: true}}},
+		}},
+	}
+	p := renderReport(DefaultStyles(), r, 100)
+	opens := map[string][]string{}
+	for _, tg := range p.targets {
+		opens[tg.drill.title] = tg.drill.keys
+	}
+	require.Equal(t, []string{"a/T1#0"}, opens["class PASS_CONTRACT"])
+	require.Equal(t, []string{"a/T1#1", "b/T1#1"}, opens["class TOOL_LOOP"])
+	require.Equal(t, []string{"a/T2#0"}, opens["class UNLABELLED"])
+	require.Empty(t, opens["class TIMEOUT"])
+	require.Equal(t, []string{"a/T1#1", "b/T1#1"}, opens["task T1 seed 1"], "two runs in one column open both")
+	require.Equal(t, []string{"a/T2#0"}, opens["task T2 seed 0"])
+	require.NotContains(t, opens, "task T2 seed 1", "a seed never run opens nothing")
+	out := strings.Join(p.lines, "\n")
+	require.Contains(t, out, "T1    ok  TL", "a failed run is shown, not the pass beside it")
 }

@@ -10,80 +10,6 @@ import (
 	"github.com/triage-dev/triage/internal/triage"
 )
 
-// ReportView is what the report screen shows. It is a plain struct so the
-// UI need not import the card package: cmd/triage fills it from the
-// card's report.
-type ReportView struct {
-	// Title names what is reported, e.g. "run demo · invoice-client-v3".
-	Title  string
-	Traces int
-	// Mix is every primary class in taxonomy order, zeros included.
-	Mix              []MixRow
-	HeadlinePassRate float64
-	ContractPassRate float64
-	PassAt1          float64
-	PassHatK         float64
-	K                int
-	Leftovers        int
-	// Caveats says beside the figures what they left out or rest on:
-	// the unlabelled leftovers, the unknown outcomes and the taxonomy's
-	// trust state (cmd/triage fills it with card.CaveatText).
-	Caveats string
-	// Dominant is the largest failure class with the seed's advice, or
-	// nil when nothing failed.
-	Dominant *DominantView
-	// Seeds are the grid's columns; each task's Cells align with them.
-	Seeds        []int
-	Tasks        []TaskView
-	NobodyClears []string
-	Saturated    []string
-	// Sections are the report's further sections (trends, breakdowns,
-	// the dumbbell and the heatmap), shown as the text report shows them.
-	Sections []reportview.Section
-}
-
-// MixRow is one class of the failure mix.
-type MixRow struct {
-	Code  string
-	Name  string
-	Count int
-	// Traces are the class's traces by key (RUN/TASK#SEED), which enter
-	// on its bar opens; nil means the grid's cells of that class.
-	Traces []string
-}
-
-// DominantView is the mix's largest failure class and what to do.
-type DominantView struct {
-	Code   string
-	Share  float64
-	DoNot  string
-	DoThis string
-}
-
-// TaskView is one task's row of the per-task × seed grid.
-type TaskView struct {
-	TaskID   string
-	Runs     int
-	Solved   int
-	PassAt1  float64
-	PassHatK bool
-	Cells    []CellView
-}
-
-// CellView is one attempt of a task: Ran is false for a seed the task
-// never ran.
-type CellView struct {
-	Ran    bool
-	Solved bool
-	// Unknown: nobody recorded how the attempt ended.
-	Unknown bool
-	Primary string
-	Leaked  bool
-	// Traces are the attempts in this cell by key (RUN/TASK#SEED): one,
-	// or one per run when several runs are counted together.
-	Traces []string
-}
-
 // Report view sizes.
 const (
 	// reportCellW is a grid cell: a two-letter class code and a margin.
@@ -94,12 +20,14 @@ const (
 	maxTaskLabel = 24
 )
 
-// renderReport draws the report as lines of at most width cells: the
-// headline figures and their caveats, the failure mix as bars, the
-// dominant class's advice and the per-task × seed grid as coloured
-// cells. Each bar and each cell is a target that opens its traces. It is
-// pure.
-func renderReport(st *Styles, r *ReportView, width int) page {
+// renderReport draws the report's view-model (package reportview, which
+// card.View fills and the text, Markdown and HTML reports draw too) as
+// lines of at most width cells: the headline figures and their caveats,
+// the failure mix as bars, the dominant class's advice, the per-task ×
+// seed grid as coloured cells, then the further sections as the text
+// report draws them. Each bar and each cell is a target that opens its
+// traces. It is pure.
+func renderReport(st *Styles, r *reportview.Report, width int) page {
 	if width <= 0 || r == nil {
 		return page{}
 	}
@@ -110,7 +38,7 @@ func renderReport(st *Styles, r *ReportView, width int) page {
 	// The screen's title line names the report; the page starts with
 	// its figures.
 	figs := fmt.Sprintf("%d traces · headline pass %s · contract pass %s · pass@1 %.2f · pass^k %.2f (k=%d)",
-		r.Traces, pct(r.HeadlinePassRate), pct(r.ContractPassRate), r.PassAt1, r.PassHatK, r.K)
+		r.Traces, pct(r.Rates.HeadlinePassRate), pct(r.Rates.ContractPassRate), r.Rates.PassAt1, r.Rates.PassHatK, r.Rates.K)
 	if r.Leftovers > 0 {
 		figs += " · " + plural(r.Leftovers, "leftover")
 	}
@@ -130,6 +58,7 @@ func renderReport(st *Styles, r *ReportView, width int) page {
 		maxN = max(maxN, m.Count)
 	}
 	barW := max(1, min(maxBarW, width-codeW-16))
+	byClass := classTraces(&r.Grid)
 	for _, m := range r.Mix {
 		n := 0
 		if maxN > 0 {
@@ -141,7 +70,7 @@ func renderReport(st *Styles, r *ReportView, width int) page {
 		}
 		bar := barStyle(st, m.Code).Render(strings.Repeat("█", n))
 		targets = append(targets, target{line: len(out), col: 2, width: codeW,
-			drill: drill{title: "class " + sanitizeLine(m.Code), keys: classTraces(r, m)}})
+			drill: drill{title: "class " + sanitizeLine(m.Code), keys: byClass[m.Code]}})
 		add(fmt.Sprintf("  %-*s ", codeW, cutCell(m.Code, maxGridLabel)) + pad(bar, barW) + fmt.Sprintf(" %4d %4s", m.Count, pct(share)))
 	}
 	if d := r.Dominant; d != nil {
@@ -158,7 +87,7 @@ func renderReport(st *Styles, r *ReportView, width int) page {
 			}
 		}
 	}
-	if len(r.Tasks) > 0 {
+	if len(r.Grid.Tasks) > 0 {
 		add("")
 		g := renderGrid(st, r, width)
 		for _, t := range g.targets {
@@ -169,7 +98,7 @@ func renderReport(st *Styles, r *ReportView, width int) page {
 		frozen = append(frozen, g.frozen...)
 		out = append(out, g.lines...)
 	}
-	// The further sections (trends, breakdowns, the dumbbell, the
+	// The further sections (breakdowns, trends, the dumbbell, the
 	// heatmap), rendered as the text report renders them.
 	for _, sec := range r.Sections {
 		for _, l := range reportview.Text(sec, width, st.Report.Sections) {
@@ -184,21 +113,48 @@ func renderReport(st *Styles, r *ReportView, width int) page {
 	return page{lines: out, targets: targets, frozen: frozen, step: reportCellW}
 }
 
-// classTraces is the traces a class's bar opens: the row's own list, or
-// the grid's cells of that class.
-func classTraces(r *ReportView, m MixRow) []string {
-	if m.Traces != nil {
-		return m.Traces
-	}
-	var keys []string
-	for _, t := range r.Tasks {
+// classTraces is the traces each class's bar opens: every attempt of
+// the grid by its current label, the unlabelled ones under Unlabelled
+// (as the mix counts them).
+func classTraces(g *reportview.Grid) map[string][]string {
+	out := map[string][]string{}
+	for _, t := range g.Tasks {
 		for _, c := range t.Cells {
-			if c.Ran && c.Primary == m.Code {
-				keys = append(keys, c.Traces...)
+			class := c.Primary
+			if class == "" {
+				class = reportview.Unlabelled
 			}
+			out[class] = append(out[class], triage.TraceKey(c.RunID, t.TaskID, c.Seed))
 		}
 	}
-	return keys
+	return out
+}
+
+// gridMark is what a grid cell shows for a column of attempts: a leak,
+// every outcome unknown, every attempt solved, else the class of its
+// last failed attempt; runs counted together share a column, and one
+// failure among them is shown rather than hidden behind a pass.
+type gridMark struct {
+	ran, leaked, unknown, solved bool
+	primary                      string
+}
+
+func markOf(c reportview.Column) gridMark {
+	n := len(c.Attempts)
+	m := gridMark{ran: n > 0, leaked: c.Leaked, unknown: n > 0 && c.Unknown == n, solved: n > 0 && c.Solved == n}
+	if n == 0 || m.unknown || m.solved {
+		return m
+	}
+	for i := n - 1; i >= 0; i-- {
+		if a := c.Attempts[i]; !a.Solved && !a.Unknown {
+			m.primary = a.Primary
+			return m
+		}
+	}
+	// Solved and unknown attempts only: the last one speaks.
+	last := c.Attempts[n-1]
+	m.solved, m.unknown = last.Solved, last.Unknown
+	return m
 }
 
 // visible drops the targets a line cut at width no longer shows.
@@ -215,7 +171,7 @@ func visible(ts []target, width int) []target {
 // renderGrid draws the per-task × seed grid: a solved attempt is a green
 // "ok", a failed one its class's two-letter code on red, a leak "!!", a
 // seed never run "·". Letters carry the meaning where colour is off.
-func renderGrid(st *Styles, r *ReportView, width int) page {
+func renderGrid(st *Styles, r *reportview.Report, width int) page {
 	rs := &st.Report
 	var out []string
 	var targets []target
@@ -229,44 +185,46 @@ func renderGrid(st *Styles, r *ReportView, width int) page {
 		out = append(out, s)
 	}
 	add(st.Agree.Heading.Render("Per task × seed") + st.App.Muted.Render(" ok solved · XX failed · ?? unknown · !! leaked · · not run"))
+	g := &r.Grid
 	taskW := len("task")
-	for _, t := range r.Tasks {
+	for _, t := range g.Tasks {
 		taskW = max(taskW, ansi.StringWidth(cutCell(t.TaskID, maxTaskLabel)))
 	}
 	var hb strings.Builder
 	hb.WriteString(fmt.Sprintf("  %-*s", taskW, "task"))
-	for _, s := range r.Seeds {
+	for _, s := range g.Seeds {
 		hb.WriteString(fmt.Sprintf("%*d", reportCellW, s))
 	}
 	hb.WriteString("  pass@1 pass^k")
 	whole(st.App.Muted.Render(hb.String()), 2+taskW)
 	used := map[string]bool{}
 	var order []string
-	for _, t := range r.Tasks {
+	for _, t := range g.Tasks {
 		var b strings.Builder
 		b.WriteString(fmt.Sprintf("  %-*s", taskW, cutCell(t.TaskID, maxTaskLabel)))
-		for i := range r.Seeds {
-			var c CellView
-			if i < len(t.Cells) {
-				c = t.Cells[i]
-			}
-			if c.Ran {
+		for i, col := range reportview.Columns(t.Cells, g.Seeds) {
+			c := markOf(col)
+			if c.ran {
+				keys := make([]string, len(col.Attempts))
+				for j, a := range col.Attempts {
+					keys[j] = triage.TraceKey(a.RunID, t.TaskID, a.Seed)
+				}
 				targets = append(targets, target{line: len(out), col: 2 + taskW + i*reportCellW + reportCellW - 2, width: 2,
-					drill: drill{title: fmt.Sprintf("task %s seed %d", sanitizeLine(t.TaskID), r.Seeds[i]), keys: c.Traces}})
+					drill: drill{title: fmt.Sprintf("task %s seed %d", sanitizeLine(t.TaskID), g.Seeds[i]), keys: keys}})
 			}
 			txt, style := "·", rs.NotRun
 			switch {
-			case !c.Ran:
-			case c.Leaked:
+			case !c.ran:
+			case c.leaked:
 				txt, style = "!!", rs.Leaked
-			case c.Unknown:
+			case c.unknown:
 				txt, style = "??", rs.NotRun
-			case c.Solved:
+			case c.solved:
 				txt, style = "ok", rs.Solved
 			default:
-				txt, style = classAbbrev(c.Primary), rs.Failed
-				key := c.Primary
-				if triage.IsPass(c.Primary) {
+				txt, style = classAbbrev(c.primary), rs.Failed
+				key := c.primary
+				if triage.IsPass(c.primary) {
 					// A pass label on an attempt its outcome says was not
 					// solved: the two disagree, and the cell says so
 					// rather than show a pass in a failed cell.

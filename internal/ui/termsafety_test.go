@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/agreement"
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/termtest"
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -249,15 +250,18 @@ func TestScreensKeepHostileTextInert(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			st := newHostileStore(t)
-			var keys []string
+			// One grid row per item, so that the mix's bar opens them all.
+			var tasks []reportview.TaskRow
 			for _, it := range st.items {
-				keys = append(keys, it.Key())
+				tasks = append(tasks, reportview.TaskRow{TaskID: it.TaskID, Runs: 1,
+					Cells: []reportview.Cell{{RunID: it.RunID, Seed: it.Seed, Primary: triage.ToolLoop + hostileShort}}})
 			}
 			cfg := testConfig()
 			cfg.All, cfg.Taxonomy = true, hostileTaxonomy()
 			cfg.Runs, cfg.Slices = []string{termtest.Hostile}, []string{"s" + termtest.Hostile}
-			cfg.Report = &ReportView{Title: termtest.Hostile, Traces: 3, Caveats: termtest.Hostile,
-				Mix: []MixRow{{Code: triage.ToolLoop + hostileShort, Count: 3, Traces: keys}}}
+			cfg.Report = &reportview.Report{Title: termtest.Hostile, Traces: 3, Caveats: termtest.Hostile,
+				Mix:  []reportview.MixRow{{Code: triage.ToolLoop + hostileShort, Count: 3}},
+				Grid: reportview.Grid{Tasks: tasks}}
 			m := New(st, cfg)
 			m = settle(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			m = settle(t, m, m.Init()())
@@ -292,15 +296,14 @@ func TestScreensKeepHostileTextInert(t *testing.T) {
 func TestDocScreensKeepHostileTextInert(t *testing.T) {
 	t.Parallel()
 	rep := newHostileStore(t).rep
-	report := &ReportView{
+	report := &reportview.Report{
 		Title: "run " + termtest.Hostile, Traces: 3,
-		Mix:      []MixRow{{Code: triage.AssumeAPI, Name: termtest.Hostile, Count: 2}, {Code: "X" + hostileShort, Name: termtest.Hostile, Count: 1}},
-		Dominant: &DominantView{Code: triage.AssumeAPI + hostileShort, Share: 0.6, DoNot: termtest.Hostile, DoThis: termtest.Hostile},
-		Seeds:    []int{0, 1},
-		Tasks: []TaskView{
-			{TaskID: "T" + termtest.Hostile, Runs: 2, Cells: []CellView{{Ran: true, Primary: "\x1b" + hostileShort}, {Ran: true, Primary: "\u009b\u202e"}}},
-			{TaskID: hostileShort, Runs: 1, Cells: []CellView{{Ran: true, Leaked: true}, {}}},
-		},
+		Mix:      []reportview.MixRow{{Code: triage.AssumeAPI, Name: termtest.Hostile, Count: 2}, {Code: "X" + hostileShort, Name: termtest.Hostile, Count: 1}},
+		Dominant: &reportview.Dominant{Code: triage.AssumeAPI + hostileShort, Share: 0.6, DoNot: termtest.Hostile, DoThis: termtest.Hostile},
+		Grid: reportview.Grid{Seeds: []int{0, 1}, Tasks: []reportview.TaskRow{
+			{TaskID: "T" + termtest.Hostile, Runs: 2, Cells: []reportview.Cell{{RunID: "r" + hostileShort, Seed: 0, Primary: "\x1b" + hostileShort}, {Seed: 1, Primary: "\u009b\u202e"}}},
+			{TaskID: hostileShort, Runs: 1, Cells: []reportview.Cell{{Seed: 0, Leaked: true}}},
+		}},
 		NobodyClears: []string{"T" + termtest.Hostile, hostileShort},
 		Saturated:    []string{termtest.Hostile},
 	}

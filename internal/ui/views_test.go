@@ -9,32 +9,32 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/agreement"
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
-func sampleReport() *ReportView {
-	cell := func(task string, seed int, c CellView) CellView {
-		c.Ran = true
-		c.Traces = []string{triage.TraceKey("r1", task, seed)}
+func sampleReport() *reportview.Report {
+	cell := func(seed int, c reportview.Cell) reportview.Cell {
+		c.RunID, c.Seed = "r1", seed
 		return c
 	}
-	return &ReportView{
+	return &reportview.Report{
 		Title: "run demo · invoice-client-v3", Traces: 10,
-		Mix: []MixRow{
+		Mix: []reportview.MixRow{
 			{Code: triage.PassContract, Count: 3}, {Code: triage.PassWeak, Count: 1}, {Code: triage.AssumeAPI, Count: 4},
 			{Code: triage.ToolLoop, Count: 2}, {Code: triage.Timeout},
 		},
-		HeadlinePassRate: 0.4, ContractPassRate: 0.3, PassAt1: 0.4, PassHatK: 0.2, K: 2, Leftovers: 1,
-		Caveats:  "1 of 10 traces are unlabelled leftovers (counted by a provisional label) · 1 have an unknown outcome (left out of pass@1 and pass^k) · taxonomy trust: unmeasured (nobody has measured agreement on a blind slice)",
-		Dominant: &DominantView{Code: triage.AssumeAPI, Share: 0.4, DoNot: "raise the token budget", DoThis: "ship the spec with the task"},
-		Seeds:    []int{0, 1},
-		Tasks: []TaskView{
-			{TaskID: "T01", Runs: 2, Solved: 2, PassAt1: 1, PassHatK: true, Cells: []CellView{
-				cell("T01", 0, CellView{Solved: true, Primary: triage.PassContract}), cell("T01", 1, CellView{Solved: true, Primary: triage.PassContract})}},
-			{TaskID: "T02", Runs: 2, PassAt1: 0, Cells: []CellView{
-				cell("T02", 0, CellView{Primary: triage.AssumeAPI}), cell("T02", 1, CellView{Primary: triage.ToolLoop})}},
-			{TaskID: "T03\x1b[2J", Runs: 1, Solved: 0, Cells: []CellView{cell("T03", 0, CellView{Leaked: true, Primary: triage.AssumeAPI}), {}}},
-		},
+		Rates:     reportview.Rates{HeadlinePassRate: 0.4, ContractPassRate: 0.3, PassAt1: 0.4, PassHatK: 0.2, K: 2},
+		Leftovers: 1,
+		Caveats:   "1 of 10 traces are unlabelled leftovers (counted by a provisional label) · 1 have an unknown outcome (left out of pass@1 and pass^k) · taxonomy trust: unmeasured (nobody has measured agreement on a blind slice)",
+		Dominant:  &reportview.Dominant{Code: triage.AssumeAPI, Share: 0.4, DoNot: "raise the token budget", DoThis: "ship the spec with the task"},
+		Grid: reportview.Grid{Seeds: []int{0, 1}, Tasks: []reportview.TaskRow{
+			{TaskID: "T01", Runs: 2, Solved: 2, PassAt1: 1, PassHatK: true, Cells: []reportview.Cell{
+				cell(0, reportview.Cell{Solved: true, Primary: triage.PassContract}), cell(1, reportview.Cell{Solved: true, Primary: triage.PassContract})}},
+			{TaskID: "T02", Runs: 2, PassAt1: 0, Cells: []reportview.Cell{
+				cell(0, reportview.Cell{Primary: triage.AssumeAPI}), cell(1, reportview.Cell{Primary: triage.ToolLoop})}},
+			{TaskID: "T03\x1b[2J", Runs: 1, Solved: 0, Cells: []reportview.Cell{cell(0, reportview.Cell{Leaked: true, Primary: triage.AssumeAPI})}},
+		}},
 		NobodyClears: []string{"T02", "T03"},
 	}
 }
@@ -82,7 +82,7 @@ func TestClassAbbrev(t *testing.T) {
 func TestGridNeverShowsAPassInAFailedCell(t *testing.T) {
 	t.Parallel()
 	r := sampleReport()
-	r.Tasks[1].Cells[0].Primary = triage.PassContract // not solved, labelled a pass
+	r.Grid.Tasks[1].Cells[0].Primary = triage.PassContract // not solved, labelled a pass
 	out := strings.Join(renderGrid(DefaultStyles(), r, 100).lines, "\n")
 	require.NotRegexp(t, `T02\s+PC`, out)
 	require.Contains(t, out, "P?")

@@ -548,8 +548,8 @@ func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.
 		if err != nil {
 			return nil, fmt.Errorf("verdict of trace %d: %w", rr.trace, err)
 		}
-		var r store.VerdictRest
-		if err := json.Unmarshal(body, &r); err != nil {
+		r, err := store.DecodeVerdictRest(body)
+		if err != nil {
 			return nil, fmt.Errorf("verdict of trace %d: %w", rr.trace, err)
 		}
 		v.Fired, v.Evidence, v.Unevaluated = r.Fired, r.Evidence, r.Unevaluated

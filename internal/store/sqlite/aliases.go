@@ -48,6 +48,7 @@ var (
 	packRow           = store.PackRow
 	unpackRow         = store.UnpackRow
 	appendVerdictRest = store.AppendVerdictRest
+	decodeVerdictRest = store.DecodeVerdictRest
 	appendStrings     = store.AppendStrings
 	sameControls      = store.SameControls
 	parseStamp        = store.ParseStamp

@@ -323,8 +323,8 @@ func fullVerdict(v *triage.Verdict, body []byte) (*triage.Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rest verdictRest
-	if err := json.Unmarshal(body, &rest); err != nil {
+	rest, err := decodeVerdictRest(body)
+	if err != nil {
 		return nil, err
 	}
 	v.Fired, v.Evidence, v.Unevaluated = rest.Fired, rest.Evidence, rest.Unevaluated

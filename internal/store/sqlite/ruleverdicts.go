@@ -371,8 +371,8 @@ func fillRest(v *triage.Verdict, body []byte) error {
 	if len(body) == 0 {
 		return nil
 	}
-	var rest verdictRest
-	if err := json.Unmarshal(body, &rest); err != nil {
+	rest, err := decodeVerdictRest(body)
+	if err != nil {
 		return err
 	}
 	v.Fired, v.Evidence, v.Unevaluated = rest.Fired, rest.Evidence, rest.Unevaluated

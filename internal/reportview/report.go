@@ -1,0 +1,73 @@
+package reportview
+
+// Unlabelled is the mix's key for traces that carry no label at all, so
+// that every trace is still counted once.
+const Unlabelled = "UNLABELLED"
+
+// Report is a report as its sections: what the text, Markdown and HTML
+// writers and the report screen all draw, each its own way. Package card
+// builds it from its figures (card.View); nothing here is computed.
+type Report struct {
+	// Title names what is reported on a screen's title line, e.g.
+	// "run demo · invoice-client-v3".
+	Title  string
+	Traces int
+	Rates  Rates
+	// Leftovers counts the traces whose label is a rules leftover
+	// nobody resolved.
+	Leftovers int
+	// Caveats says beside the figures what they left out or rest on:
+	// the unlabelled leftovers, the unknown outcomes and the taxonomy's
+	// trust state; CaveatsWarn that one of them is worth a warning.
+	Caveats     string
+	CaveatsWarn bool
+	// Mix is every trace once by its current label: the taxonomy's
+	// classes in order (zeros included), labels outside it, then
+	// Unlabelled.
+	Mix []MixRow
+	// Dominant is the largest failure class with the seed's advice, nil
+	// when nothing failed.
+	Dominant *Dominant
+	Grid     Grid
+	// NobodyClears and Saturated are the grid's tasks no attempt solved
+	// and those solved on every seed; TasksInPack is the pack's task
+	// count, 0 when unknown.
+	NobodyClears []string
+	Saturated    []string
+	TasksInPack  int
+	// Sections are the report's further sections in order: the
+	// breakdowns by run, model, agent and prompt, the trends, the
+	// breakdowns by repository, task type and tool, the dumbbell and the
+	// heatmap.
+	Sections []Section
+}
+
+// MixRow is one class of the failure mix.
+type MixRow struct {
+	Code, Name string
+	Count      int
+}
+
+// Rates are the label-based and outcome-based pass figures side by side.
+type Rates struct {
+	HeadlinePassRate float64 `json:"headline_pass_rate"`
+	ContractPassRate float64 `json:"contract_pass_rate"`
+	AssumptionShare  float64 `json:"assumption_share"`
+	LoopShare        float64 `json:"loop_share"`
+	PassAt1          float64 `json:"pass_at_1"`
+	PassHatK         float64 `json:"pass_hat_k"`
+	Resolution       float64 `json:"resolution"`
+	K                int     `json:"k"`
+}
+
+// Dominant is the largest class of the mix other than PASS_CONTRACT (a
+// real pass is not a mistake to fix), with the seed's decision-table
+// advice from the taxonomy.
+type Dominant struct {
+	Code   string  `json:"code"`
+	Name   string  `json:"name"`
+	Count  int     `json:"count"`
+	Share  float64 `json:"share"`
+	DoNot  string  `json:"do_not"`
+	DoThis string  `json:"do_this"`
+}
