@@ -1,7 +1,9 @@
 package card
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -124,6 +126,9 @@ func CaveatText(c Caveats) string {
 	} else {
 		parts = append(parts, "unknown outcomes not recorded")
 	}
+	if c.ShortOfK > 0 {
+		parts = append(parts, fmt.Sprintf("%s ran fewer than k = %d attempts and cannot clear pass^k", plural(c.ShortOfK, "task"), c.K))
+	}
 	trust := "taxonomy trust: " + clean(trustWord(c.Trust))
 	switch c.Trust {
 	case TrustTrusted:
@@ -166,8 +171,47 @@ func taskPassAt1(t TaskRow) string {
 	return frac(t.PassAt1)
 }
 
-// notCheckedText is one run note: the run, the rule and reason, and the
-// traces it covers.
-func notCheckedText(n RunNote) string {
-	return fmt.Sprintf("%s · %s (%d traces)", clean(n.RunID), clean(n.Note), n.Traces)
+// notCheckedTexts are the run notes as lines, one per note: a note that
+// holds for many runs (no pack, on a directory of harness logs) is said
+// once with its runs, largest first, not once a run.
+func notCheckedTexts(notes []RunNote) []string {
+	const named = 6 // runs named on a note's line
+	var order []string
+	byNote := map[string][]RunNote{}
+	for _, n := range notes {
+		if _, ok := byNote[n.Note]; !ok {
+			order = append(order, n.Note)
+		}
+		byNote[n.Note] = append(byNote[n.Note], n)
+	}
+	out := make([]string, 0, len(order))
+	for _, note := range order {
+		runs := byNote[note]
+		if len(runs) == 1 {
+			out = append(out, fmt.Sprintf("%s · %s (%s)", clean(runs[0].RunID), clean(note), plural(runs[0].Traces, "trace")))
+			continue
+		}
+		slices.SortStableFunc(runs, func(a, b RunNote) int { return cmp.Compare(b.Traces, a.Traces) })
+		total := 0
+		names := make([]string, 0, named+1)
+		for i, r := range runs {
+			total += r.Traces
+			if i < named {
+				names = append(names, fmt.Sprintf("%s (%d)", clean(r.RunID), r.Traces))
+			}
+		}
+		if len(runs) > named {
+			names = append(names, fmt.Sprintf("and %d more", len(runs)-named))
+		}
+		out = append(out, fmt.Sprintf("%s · %d runs, %s: %s", clean(note), len(runs), plural(total, "trace"), strings.Join(names, ", ")))
+	}
+	return out
+}
+
+// plural is "1 trace" or "n traces".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

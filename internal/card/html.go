@@ -116,8 +116,8 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	p(`<p%s>Leftovers: %d%s</p>`, warnIf(r.Leftovers.Count > 0), r.Leftovers.Count, esc(listSuffix(r.Leftovers.Traces)))
 	if len(r.NotChecked) > 0 {
 		p(`<p>Not checked for the whole run:</p><ul>`)
-		for _, n := range r.NotChecked {
-			p(`<li>%s</li>`, esc(notCheckedText(n)))
+		for _, n := range notCheckedTexts(r.NotChecked) {
+			p(`<li>%s</li>`, esc(n))
 		}
 		p(`</ul>`)
 	}

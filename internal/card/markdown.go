@@ -104,8 +104,8 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 		r.Leftovers.Count, md(listSuffix(r.Leftovers.Traces)), len(r.Leaked), md(listSuffix(r.Leaked)))
 	if len(r.NotChecked) > 0 {
 		p("Not checked for the whole run:")
-		for _, n := range r.NotChecked {
-			p("- %s", md(notCheckedText(n)))
+		for _, n := range notCheckedTexts(r.NotChecked) {
+			p("- %s", md(n))
 		}
 	}
 	p("")

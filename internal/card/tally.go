@@ -240,6 +240,23 @@ func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 	}
 }
 
+// shortOfK returns k, the most attempts a task ran, and how many tasks
+// with a known outcome ran fewer (k is 0 when none did).
+func (g *gridAcc) shortOfK() (k, short int) {
+	for _, ta := range g.tasks {
+		k = max(k, ta.runs)
+	}
+	for _, ta := range g.tasks {
+		if ta.runs < k && ta.runs > ta.unknown {
+			short++
+		}
+	}
+	if short == 0 {
+		return 0, 0
+	}
+	return k, short
+}
+
 // build computes the grid: tasks sorted by ID, cells by seed then run
 // (ties in the order added), pass@1, pass^k and the resolution.
 func (g *gridAcc) build() Grid {
@@ -386,6 +403,12 @@ type Caveats struct {
 	UnknownOutcome int `json:"unknown_outcome"`
 	// Trust is the taxonomy's trust verdict, or "unmeasured".
 	Trust string `json:"trust"`
+	// ShortOfK counts the tasks with a known outcome that ran fewer
+	// attempts than K, the most any task ran: pass^k counts each as not
+	// clearing, which on uneven logs (one task run twice, the rest once)
+	// says nothing about reliability.
+	ShortOfK int `json:"short_of_k,omitempty"`
+	K        int `json:"k,omitempty"`
 }
 
 // caveats returns the tally's caveats under a trust verdict.
@@ -394,8 +417,9 @@ func (t *Tally) caveats(trust string) Caveats {
 	for _, o := range triage.Outcomes {
 		known += t.outcomes[o]
 	}
+	k, short := t.grid.shortOfK()
 	return Caveats{Traces: t.n, Leftovers: len(t.leftovers), Unlabelled: t.unlabelled,
-		UnknownOutcome: t.n - known, Trust: trustWord(trust)}
+		UnknownOutcome: t.n - known, Trust: trustWord(trust), ShortOfK: short, K: k}
 }
 
 // Runs lists the distinct runs added, sorted.

@@ -156,8 +156,8 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line("%s %s", st.Label.Render("Leaked"), leakStyle.Render(strconv.Itoa(len(r.Leaked))+listSuffix(r.Leaked)))
 	if len(r.NotChecked) > 0 {
 		line("%s", st.Label.Render("Not checked for the whole run"))
-		for _, n := range r.NotChecked {
-			line("  %s", renderLines(st.Muted, reportview.WrapHang(notCheckedText(n), width-2, 4)))
+		for _, n := range notCheckedTexts(r.NotChecked) {
+			line("  %s", renderLines(st.Muted, reportview.WrapHang(n, width-2, 4)))
 		}
 	}
 	if len(r.RootCauses) > 0 {
