@@ -35,6 +35,7 @@ func TestImportArrows(t *testing.T) {
 		"termtest":       {}, // imported by tests only
 		"shareddata":     {}, // imported by tests only
 		"pgtest":         {}, // imported by tests only
+		"timingtest":     {}, // imported by tests only
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`, "../../internal/...").Output()
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/triage-dev/triage/internal/timingtest"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -327,13 +328,18 @@ func TestCluster100kFast(t *testing.T) {
 		t.Skip("-short")
 	}
 	sigs := bigSignatures(100_000, true)
-	start := time.Now()
-	c := NewClusterer()
-	for i := range sigs {
-		c.Add(sigs[i])
-	}
-	groups, _ := c.Cluster()
-	took := time.Since(start)
-	t.Logf("100k signatures: %d distinct, %d clusters in %v", c.Len(), len(groups), took)
-	require.Less(t, took, 2*time.Second)
+	timingtest.Within(t, func() string {
+		start := time.Now()
+		c := NewClusterer()
+		for i := range sigs {
+			c.Add(sigs[i])
+		}
+		groups, _ := c.Cluster()
+		took := time.Since(start)
+		t.Logf("100k signatures: %d distinct, %d clusters in %v", c.Len(), len(groups), took)
+		if took >= 2*time.Second {
+			return fmt.Sprintf("clustering 100k: %v, budget 2s", took)
+		}
+		return ""
+	})
 }
