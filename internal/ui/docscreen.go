@@ -431,7 +431,11 @@ func mark(line, cue string) string {
 // ShortHelp is the footer's keys for a document screen.
 func (d *docScreen) ShortHelp() []key.Binding {
 	km := d.keys
-	b := []key.Binding{withHelp(km.Right, "next figure")}
+	var b []key.Binding
+	if len(d.pg.targets) > 0 {
+		// Not while the document is being computed: nothing to move to.
+		b = append(b, withHelp(km.Right, "next figure"))
+	}
 	if t := d.current(); t != nil && t.drill.why == "" {
 		b = append(b, withHelp(km.Open, "open its traces"))
 	}

@@ -48,6 +48,13 @@ type Config struct {
 	// Agreement, when set, starts the app on the agreement screen (agree
 	// --tui); its matrix cells and confused pairs open their traces.
 	Agreement *AgreementView
+	// LoadReport and LoadAgreement, set in place of Report and
+	// Agreement, compute the view in a command: the app starts on the
+	// screen at once, saying it is computing, and shows the figures when
+	// they come (a report over 100k traces takes seconds). They run once,
+	// off the UI goroutine, with the session's context.
+	LoadReport    func(ctx context.Context) (*reportview.Report, error)
+	LoadAgreement func(ctx context.Context) (*AgreementView, error)
 	// Runs and Slices are what the : switcher offers besides screens.
 	Runs   []string
 	Slices []string
@@ -242,16 +249,17 @@ func (m Model) WithContext(ctx context.Context) Model {
 
 // Init implements tea.Model: it loads the queue.
 func (m Model) Init() tea.Cmd {
+	docs := m.loadDocsCmd()
 	if m.store == nil {
-		return nil // a document screen on its own: nothing to load
+		return docs // a document screen on its own: no queue to load
 	}
 	if m.adjudicating() {
-		return m.loadDisputesCmd(m.queueGen)
+		return tea.Batch(m.loadDisputesCmd(m.queueGen), docs)
 	}
 	if m.clusters.state == clustersLoading {
-		return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.loadClustersCmd(m.clusters.gen))
+		return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.loadClustersCmd(m.clusters.gen), docs)
 	}
-	return m.loadFirstQueueCmd(m.queueGen)
+	return tea.Batch(m.loadFirstQueueCmd(m.queueGen), docs)
 }
 
 // seedTaxonomy is the seed article's eight classes, used when the caller

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -21,6 +22,13 @@ type queueLoadedMsg struct {
 type agreementLoadedMsg struct {
 	gen  int
 	view *AgreementView
+}
+
+// reportLoadedMsg carries the report computed for the report screen
+// (Config.LoadReport), or why it could not be; it comes once.
+type reportLoadedMsg struct {
+	view *reportview.Report
+	err  error
 }
 
 // traceLoadedMsg carries everything one trace screen shows. id and gen

@@ -27,22 +27,81 @@ func docDefs() []docDef {
 	}
 }
 
-// agreementDoc is agree --tui's agreement; adjudication computes its own
-// when A opens the screen.
+// agreementDoc is agree --tui's agreement, or a note while it is being
+// computed; adjudication computes its own when A opens the screen.
 func agreementDoc(m *Model) func(int) page {
-	if m.cfg.Agreement == nil {
-		return nil
+	switch {
+	case m.cfg.Agreement != nil:
+		return m.agreementPage(m.cfg.Agreement, "")
+	case m.cfg.LoadAgreement != nil:
+		return notePage(m.st, computingAgreement)
 	}
-	return m.agreementPage(m.cfg.Agreement, "")
+	return nil
 }
 
-// reportDoc is report --tui's report.
+// reportDoc is report --tui's report, or a note while it is being
+// computed.
 func reportDoc(m *Model) func(int) page {
 	r, st := m.cfg.Report, m.st
-	if r == nil {
-		return nil
+	switch {
+	case r != nil:
+		return func(w int) page { return renderReport(st, r, w) }
+	case m.cfg.LoadReport != nil:
+		return notePage(st, computingReport)
 	}
-	return func(w int) page { return renderReport(st, r, w) }
+	return nil
+}
+
+// What a document screen says while its figures are computed.
+const (
+	computingReport    = "Computing the report…"
+	computingAgreement = "Computing agreement…"
+)
+
+// loadDocsCmd computes the document screens the session was given as
+// functions (report --tui, agree --tui over a store), one command each:
+// the first frame shows the screen saying it is computing.
+func (m *Model) loadDocsCmd() tea.Cmd {
+	ctx := m.ctx
+	var cmds []tea.Cmd
+	if load := m.cfg.LoadReport; load != nil && m.cfg.Report == nil {
+		cmds = append(cmds, func() tea.Msg {
+			v, err := load(ctx)
+			return reportLoadedMsg{view: v, err: err}
+		})
+	}
+	if load := m.cfg.LoadAgreement; load != nil && m.cfg.Agreement == nil {
+		gen := m.agreeGen
+		cmds = append(cmds, func() tea.Msg {
+			v, err := load(ctx)
+			if err != nil {
+				return errMsg{what: "agreement", err: err, agree: true}
+			}
+			return agreementLoadedMsg{gen: gen, view: v}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// setReport shows a computed report, or says why there is none.
+func (m *Model) setReport(msg reportLoadedMsg) {
+	d := &m.docs[screenReport]
+	if msg.err != nil {
+		m.errText = "report: " + msg.err.Error()
+		d.SetRender(notePage(m.st, "No report: "+msg.err.Error()))
+		return
+	}
+	m.cfg.Report = msg.view
+	d.SetRender(reportDoc(m))
+}
+
+// setAgreement shows a computed agreement: agree --tui's keeps its title
+// for the screen's.
+func (m *Model) setAgreement(v *AgreementView) {
+	if !m.pol.agreement {
+		m.cfg.Agreement = v
+	}
+	m.docs[screenAgreement].SetRender(m.agreementPage(v, ""))
 }
 
 // startDocs builds the session's document screens; the app starts on
@@ -90,11 +149,17 @@ func screenName(s screenID) string {
 func (m *Model) agreementPage(v *AgreementView, note string) func(int) page {
 	st := m.st
 	if v == nil && note != "" {
-		return func(w int) page {
-			return page{lines: []string{st.App.Muted.Render(ansi.Truncate(sanitizeLine(note), w, "…"))}}
-		}
+		return notePage(st, note)
 	}
 	return func(w int) page { return renderAgreement(st, v, w) }
+}
+
+// notePage is a document of one muted line: a screen being computed, or
+// why it could not be.
+func notePage(st *Styles, note string) func(int) page {
+	return func(w int) page {
+		return page{lines: []string{st.App.Muted.Render(ansi.Truncate(sanitizeLine(note), w, "…"))}}
+	}
 }
 
 // handleDocKey routes a key to a document screen and performs the action

@@ -43,8 +43,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case agreementLoadedMsg:
 		if msg.gen == m.agreeGen {
-			m.docs[screenAgreement].SetRender(m.agreementPage(msg.view, ""))
+			m.setAgreement(msg.view)
 		}
+		return m, nil
+	case reportLoadedMsg:
+		m.setReport(msg)
 		return m, nil
 	case traceLoadedMsg:
 		if msg.gen != m.traceGen || msg.id != m.trace.id {
