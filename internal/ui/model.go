@@ -112,14 +112,14 @@ type Model struct {
 
 	width, height int
 	lay           layout
-	natural       queueCols // the queue's content widths, for the layout
+	natural       colWidths // the queue's content widths, for the layout
 
 	screen  screenID
 	modal   modalID
 	inputOf inputMode
 
-	queue  queueModel
-	trace  traceView
+	queue  queueScreen
+	trace  traceScreen
 	picker picker
 	note   textarea.Model
 	input  textinput.Model
@@ -228,7 +228,7 @@ func New(store Store, cfg Config) Model {
 		input:  ti,
 		help:   h,
 		drafts: map[int64]draft{},
-		trace:  newTraceView(st.DiffView, cfg.Wrap),
+		trace:  traceScreen{newTraceView(st.DiffView, cfg.Wrap)},
 		pol:    policyFor(cfg),
 	}
 	m.startDocs()

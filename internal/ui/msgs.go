@@ -15,7 +15,7 @@ type queueLoadedMsg struct {
 	reviews map[int64][]triage.LabelEvent
 	// natural is naturalCols(items), measured by the command: a whole
 	// queue of 600k items takes 0.2 s, which Update must not spend.
-	natural queueCols
+	natural colWidths
 }
 
 // agreementLoadedMsg carries the slice's agreement; gen drops a stale one.

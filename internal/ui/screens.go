@@ -2,29 +2,121 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/triage-dev/triage/internal/triage"
 )
 
-// docDef is a document screen: its name, and the document it shows in
-// a session (nil: the session has no such screen). A new document
-// screen is its own file (a renderer and a page func) and one line in
-// docDefs.
+// screen is what the root asks of every screen. The root sizes it (h is
+// the height under the screen's own title lines), hands it the keys and
+// clicks it does not take itself (global keys, modals, labelling),
+// performs the Action it returns and draws it above the status line.
+// s is the session as the screen may read it: built by the root for each
+// call, never kept, never written.
+type screen interface {
+	SetSize(w, h int)
+	HandleKey(msg tea.KeyMsg, s *session) Action
+	HandleMouse(msg tea.MouseMsg, s *session) Action
+	View(s *session) string
+	ShortHelp(s *session) []key.Binding
+	FullHelp(s *session) [][]key.Binding
+}
+
+// screenOf is the registry of screens: the component that is screen id.
+// The queue, the trace and the clusters are typed fields of the root;
+// every document screen (docDefs) is one of m.docs.
+func (m *Model) screenOf(id screenID) screen {
+	switch id {
+	case screenQueue:
+		return &m.queue
+	case screenTrace:
+		return &m.trace
+	case screenClusters:
+		return &m.clusters
+	}
+	return &m.docs[id]
+}
+
+// labelsOn reports whether the labelling keys act on this screen: the
+// queue's item under the cursor, the trace screen's trace.
+func labelsOn(id screenID) bool { return id == screenQueue || id == screenTrace }
+
+// session is what the screens read of the session the root runs.
+type session struct {
+	st      *Styles
+	keys    *KeyMap
+	tax     *triage.Taxonomy
+	pol     *policy
+	cfg     *Config
+	queue   *queueModel // the review queue, where the trace screen is in it
+	drafts  map[int64]draft
+	reviews map[int64][]triage.LabelEvent
+	showAll bool
+	// drilled: the queue shows a figure's traces, from screen drillFrom.
+	drilled   bool
+	drillFrom screenID
+	// clusters: this session has the clusters screen.
+	clusters bool
+}
+
+// session is the session for this call's screen.
+func (m *Model) session() *session {
+	return &session{st: m.st, keys: m.keys, tax: m.tax, pol: &m.pol, cfg: &m.cfg, queue: &m.queue.queueModel,
+		drafts: m.drafts, reviews: m.reviews, showAll: m.showAll, drilled: m.drilled, drillFrom: m.drillFrom, clusters: m.clusterRefusal() == ""}
+}
+
+// docDef is a document screen: its name, the document it shows in a
+// session (nil: the session has no such screen) and its title. A new
+// document screen is its own file (a renderer, a page func, a title
+// func) and one line in docDefs.
 type docDef struct {
-	id   screenID
-	name string
-	page func(m *Model) func(width int) page
+	id    screenID
+	name  string
+	page  func(m *Model) func(width int) page
+	title func(s *session) []string
 }
 
 // docDefs are the document screens.
 func docDefs() []docDef {
 	return []docDef{
-		{screenAgreement, "agreement", agreementDoc},
-		{screenReport, "report", reportDoc},
+		{screenAgreement, "agreement", agreementDoc, agreementTitle},
+		{screenReport, "report", reportDoc, reportTitle},
 	}
+}
+
+// newDoc is document screen id showing page.
+func (m *Model) newDoc(id screenID, page func(int) page) docScreen {
+	d := newDocScreen(m.st, m.keys, page)
+	for _, def := range docDefs() {
+		if def.id == id {
+			d.title = def.title
+		}
+	}
+	return d
+}
+
+// agreementTitle names the agreement: the slice being adjudicated, or
+// what agree --tui rated.
+func agreementTitle(s *session) []string {
+	if s.pol.agreement {
+		return []string{s.pol.title, s.shown(s.cfg.Reviewer), "agreement on slice " + s.shown(s.cfg.Slice)}
+	}
+	parts := []string{"triage agreement"}
+	if a := s.cfg.Agreement; a != nil && a.Title != "" {
+		parts = append(parts, s.shown(a.Title))
+	}
+	return parts
+}
+
+// reportTitle names the report's run.
+func reportTitle(s *session) []string {
+	parts := []string{"triage report"}
+	if r := s.cfg.Report; r != nil && r.Title != "" {
+		parts = append(parts, s.shown(r.Title))
+	}
+	return parts
 }
 
 // agreementDoc is agree --tui's agreement, or a note while it is being
@@ -112,7 +204,7 @@ func (m *Model) startDocs() {
 		if page == nil {
 			continue
 		}
-		m.docs[d.id] = newDocScreen(m.st, m.keys, page)
+		m.docs[d.id] = m.newDoc(d.id, page)
 		if m.screen == screenQueue {
 			m.screen, m.docs[d.id].back = d.id, "quit"
 		}
@@ -162,39 +254,17 @@ func notePage(st *Styles, note string) func(int) page {
 	}
 }
 
-// handleDocKey routes a key to a document screen and performs the action
-// it returns.
-func (m Model) handleDocKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	d := m.docScreen() // of this copy of the model, which is returned
-	if m.pol.agreement && key.Matches(msg, m.keys.Agreement) {
-		return m.leaveDoc()
-	}
-	a := d.HandleKey(msg)
-	if a.status != "" {
-		m.status = a.status
-	}
-	switch a.kind {
-	case actBack:
-		return m.leaveDoc()
-	case actSearch:
-		return m, m.openInput(inputDocSearch, d.query)
-	case actDrill:
-		return m, m.openDrill(a.drill)
-	}
-	return m, nil
-}
-
 // leaveDoc goes back from a document screen: to the screen it was opened
 // from in an adjudication, else (the screen the app started on) it quits,
 // as the standalone pagers did.
-func (m Model) leaveDoc() (tea.Model, tea.Cmd) {
+func (m *Model) leaveDoc() tea.Cmd {
 	if m.pol.agreement && m.screen == screenAgreement {
 		m.screen = m.prevScreen
 		m.agreeGen++ // A computation in flight is now stale.
-		return m, nil
+		return nil
 	}
 	m.quitting = true
-	return m, tea.Quit
+	return tea.Quit
 }
 
 // openDrill shows a figure's traces in the queue: a drill-down that esc
@@ -229,24 +299,4 @@ func (m *Model) drillStatus() string {
 func (m *Model) closeDrill() {
 	m.queue.setOnly("", nil, m.pol.blind)
 	m.screen, m.drilled = m.drillFrom, false
-}
-
-// docView is a document screen: a title naming the screen, then the
-// visible window of the document.
-func (m Model) docView() string {
-	d := m.docScreen()
-	parts := []string{"triage " + screenName(m.screen)}
-	switch {
-	case m.screen == screenAgreement && m.pol.agreement:
-		parts = []string{m.pol.title, m.shown(m.cfg.Reviewer), "agreement on slice " + m.shown(m.cfg.Slice)}
-	case m.screen == screenAgreement && m.cfg.Agreement != nil && m.cfg.Agreement.Title != "":
-		parts = append(parts, m.shown(m.cfg.Agreement.Title))
-	case m.screen == screenReport && m.cfg.Report != nil && m.cfg.Report.Title != "":
-		parts = append(parts, m.shown(m.cfg.Report.Title))
-	}
-	title := m.st.App.Title.Render(sanitizeLine(strings.Join(parts, " · ")))
-	if t := d.current(); t != nil && t.drill.why == "" {
-		title += m.st.App.Muted.Render(sanitizeLine(fmt.Sprintf(" · enter opens %s (%d)", t.drill.title, len(t.drill.keys))))
-	}
-	return ansi.Truncate(title, m.width, "…") + "\n" + d.View()
 }

@@ -156,7 +156,7 @@ func (m *Model) switchTo(e switchEntry) tea.Cmd {
 func (m *Model) reloadQueue() tea.Cmd {
 	m.queueGen++
 	m.traceGen++
-	m.queue = queueModel{}
+	m.queue = queueScreen{}
 	m.drilled = false
 	m.screen = screenQueue
 	m.resize(m.width, m.height)
