@@ -30,20 +30,22 @@ func (a *app) showAgreementTUI(ctx context.Context, db store.Store, rep *agreeme
 	if err != nil {
 		return err
 	}
+	cfg.Agreement = v
 	if db == nil {
-		cfg.Agreement = v
 		return ui.RunAgreement(ctx, nil, cfg)
 	}
 	// The caveats read the whole store (every trace's outcome and label):
-	// seconds on a large one, so the screen computes them after its
-	// first frame.
+	// seconds on a large one, so the screen shows the figures at once and
+	// the caveats when they are counted. A copy: the screen draws v
+	// meanwhile.
 	cfg.LoadAgreement = func(ctx context.Context) (*ui.AgreementView, error) {
 		in, notes, err := a.cardInputAlone(ctx, "")
 		if err != nil {
 			return nil, err
 		}
-		v.Caveats = withNotes(card.CaveatText(card.Report(in).Caveats), notes)
-		return v, nil
+		w := *v
+		w.Caveats = withNotes(card.CaveatText(card.Report(in).Caveats), notes)
+		return &w, nil
 	}
 	if err := switchable(ctx, db, &cfg); err != nil {
 		return err

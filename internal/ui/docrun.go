@@ -32,11 +32,11 @@ func RunReport(ctx context.Context, store Store, cfg Config) error {
 	return runDoc(ctx, store, cfg)
 }
 
-// RunAgreement runs the app on the agreement screen (cfg.Agreement, or
-// what cfg.LoadAgreement computes): a matrix cell or a confused pair
-// opens its traces, over store (nil: the figures only).
+// RunAgreement runs the app on the agreement screen (cfg.Agreement, its
+// caveats completed by cfg.LoadAgreement when set): a matrix cell or a
+// confused pair opens its traces, over store (nil: the figures only).
 func RunAgreement(ctx context.Context, store Store, cfg Config) error {
-	if (cfg.Agreement == nil || cfg.Agreement.Report == nil) && cfg.LoadAgreement == nil {
+	if cfg.Agreement == nil || cfg.Agreement.Report == nil {
 		return errors.New("agreement view: no report")
 	}
 	return runDoc(ctx, store, cfg)

@@ -25,9 +25,9 @@ func loadingReportConfig(load func(context.Context) (*reportview.Report, error))
 }
 
 // TestLoadingFrameGolden pins the first frame of report --tui and agree
-// --tui over a store, before their figures are computed, at 80×24 and
-// 140×45, without colour and in the dark and light palettes. Colour is
-// global state, so it does not run in parallel.
+// --tui over a store, before the report and the agreement's caveats are
+// computed, at 80×24 and 140×45, without colour and in the dark and light
+// palettes. Colour is global state, so it does not run in parallel.
 func TestLoadingFrameGolden(t *testing.T) {
 	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
 	never := func(context.Context) (*reportview.Report, error) {
@@ -44,13 +44,18 @@ func TestLoadingFrameGolden(t *testing.T) {
 			shots := map[string]string{}
 			m := settle(t, New(newFake(3), loadingReportConfig(never)), tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 			shots["report"] = m.View()
+			f := newFakeAdj(t, 4)
 			cfg := testConfig()
-			cfg.All = true
+			cfg.All, cfg.Agreement = true, f.view("slice s1")
 			cfg.LoadAgreement = func(context.Context) (*AgreementView, error) { panic("not in the first frame") }
-			shots["agreement"] = settle(t, New(newFake(3), cfg), tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}).View()
+			shots["agreement"] = settle(t, New(f.fakeStore, cfg), tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}).View()
 			for name, v := range shots {
 				t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
-					require.Contains(t, ansi.Strip(v), "Computing")
+					if name == "report" {
+						require.Contains(t, ansi.Strip(v), computingReport)
+					} else {
+						require.Contains(t, ansi.Strip(v), "left out: "+countingCaveats[:20])
+					}
 					for _, l := range strings.Split(v, "\n") {
 						require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
 					}
@@ -62,10 +67,10 @@ func TestLoadingFrameGolden(t *testing.T) {
 	}
 }
 
-// TestReportComputedInACommand: Init returns the computation as a
-// command (with the queue's), and the report replaces the loading note
-// when its message comes; the screen's keys work on it as on a report
-// given up front.
+// TestReportComputedInACommand: Init returns the computation as its only
+// command, the report replaces the loading note when its message comes,
+// and the queue is read after it; the screen's keys work on it as on a
+// report given up front.
 func TestReportComputedInACommand(t *testing.T) {
 	t.Parallel()
 	calls := 0
@@ -78,13 +83,15 @@ func TestReportComputedInACommand(t *testing.T) {
 	require.Equal(t, screenReport, m.screen)
 	require.Contains(t, m.View(), computingReport)
 	require.Zero(t, calls, "nothing is computed before Init's command runs")
-	m = settle(t, m, m.Init()())
+	msg := m.Init()()
+	require.IsType(t, reportLoadedMsg{}, msg, "the report first, alone: the queue waits for it")
 	require.Equal(t, 1, calls)
+	m = settle(t, m, msg)
 	v := m.View()
 	require.NotContains(t, v, computingReport)
 	require.Contains(t, v, "Failure mix")
 	require.Contains(t, v, "run demo · invoice-client-v3", "the title comes with the report")
-	require.True(t, m.queue.loaded, "the queue loaded alongside")
+	require.True(t, m.queue.loaded, "the queue is read once the report is in")
 	// The same screen as report --tui with the report given: a drill
 	// opens the figure's traces.
 	given := started(t, newFake(3), reportConfig(), 100, 30)
@@ -107,17 +114,35 @@ func TestReportComputationFails(t *testing.T) {
 }
 
 // TestAgreementComputedInACommand is agree --tui over a store: the
-// caveats (a whole-store read) come after the first frame.
+// figures show at once, the caveats (a whole-store read) come after the
+// first frame, then the queue is read; a failed count leaves the figures.
 func TestAgreementComputedInACommand(t *testing.T) {
 	t.Parallel()
 	f := newFakeAdj(t, 4)
 	cfg := testConfig()
-	cfg.All = true
-	cfg.LoadAgreement = func(context.Context) (*AgreementView, error) { return f.view("slice s1"), nil }
+	cfg.All, cfg.Agreement = true, f.view("slice s1")
+	shown := cfg.Agreement
+	cfg.LoadAgreement = func(context.Context) (*AgreementView, error) {
+		v := *shown
+		v.Caveats = "3 of 40 traces are unlabelled leftovers"
+		return &v, nil
+	}
 	m := settle(t, New(f.fakeStore, cfg), tea.WindowSizeMsg{Width: 100, Height: 30})
 	require.Equal(t, screenAgreement, m.screen)
-	require.Contains(t, m.View(), computingAgreement)
-	m = settle(t, m, m.Init()())
-	require.NotContains(t, m.View(), computingAgreement)
-	require.Contains(t, m.View(), "triage agreement · slice s1")
+	v := ansi.Strip(m.View())
+	require.Contains(t, v, "triage agreement · slice s1")
+	require.Contains(t, v, "left out: still being counted")
+	require.Empty(t, shown.Caveats, "the caller's view is not written")
+	msg := m.Init()()
+	require.IsType(t, agreementLoadedMsg{}, msg)
+	m = settle(t, m, msg)
+	v = ansi.Strip(m.View())
+	require.Contains(t, v, "left out: 3 of 40 traces are unlabelled leftovers")
+	require.True(t, m.queue.loaded)
+
+	cfg.LoadAgreement = func(context.Context) (*AgreementView, error) { return nil, errors.New("store gone") }
+	m = started(t, f.fakeStore, cfg, 100, 30)
+	v = ansi.Strip(m.View())
+	require.Contains(t, v, "error: agreement: store gone")
+	require.Contains(t, v, "triage agreement · slice s1", "the figures stay")
 }

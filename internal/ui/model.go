@@ -48,11 +48,14 @@ type Config struct {
 	// Agreement, when set, starts the app on the agreement screen (agree
 	// --tui); its matrix cells and confused pairs open their traces.
 	Agreement *AgreementView
-	// LoadReport and LoadAgreement, set in place of Report and
-	// Agreement, compute the view in a command: the app starts on the
-	// screen at once, saying it is computing, and shows the figures when
-	// they come (a report over 100k traces takes seconds). They run once,
-	// off the UI goroutine, with the session's context.
+	// LoadReport, set in place of Report, computes the report in a
+	// command: the app starts on the report screen at once, saying it is
+	// computing, and shows the figures when they come (a report over
+	// 100k traces takes seconds). LoadAgreement completes Agreement (its
+	// caveats read the whole store), shown meanwhile. They run once, off
+	// the UI goroutine, with the session's context, before the queue is
+	// read: the figures are what the reviewer asked for, the queue only
+	// what they open.
 	LoadReport    func(ctx context.Context) (*reportview.Report, error)
 	LoadAgreement func(ctx context.Context) (*AgreementView, error)
 	// Runs and Slices are what the : switcher offers besides screens.
@@ -168,6 +171,9 @@ type Model struct {
 	docs      [numScreens]docScreen
 	drillFrom screenID
 	drilled   bool
+	// docsPending counts the document screens being computed (LoadReport,
+	// LoadAgreement); the queue is read when it falls to zero.
+	docsPending int
 	// switching is the switcher's entries that match what is typed.
 	switching []switchEntry
 	// clusterStore computes the clusters (nil: the store cannot), shown
@@ -231,7 +237,15 @@ func New(store Store, cfg Config) Model {
 		trace:  traceScreen{newTraceView(st.DiffView, cfg.Wrap)},
 		pol:    policyFor(cfg),
 	}
+	if a := m.cfg.Agreement; a != nil && m.cfg.LoadAgreement != nil && a.Caveats == "" {
+		// Shown while LoadAgreement completes it; a copy, as the caller
+		// may still hold the view.
+		c := *a
+		c.Caveats = countingCaveats
+		m.cfg.Agreement = &c
+	}
 	m.startDocs()
+	m.docsPending = pendingDocs(&m.cfg)
 	m.clusterStore, _ = store.(ClusterStore)
 	m.clusters.open = -1
 	if cfg.Baseline != "" && m.clusterRefusal() == "" {
@@ -250,8 +264,10 @@ func (m Model) WithContext(ctx context.Context) Model {
 // Init implements tea.Model: it loads the queue.
 func (m Model) Init() tea.Cmd {
 	docs := m.loadDocsCmd()
-	if m.store == nil {
-		return docs // a document screen on its own: no queue to load
+	if m.store == nil || docs != nil {
+		// A document screen on its own, or one being computed: the
+		// queue is read once it is in (see docLoaded).
+		return docs
 	}
 	if m.adjudicating() {
 		return tea.Batch(m.loadDisputesCmd(m.queueGen), docs)

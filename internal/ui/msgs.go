@@ -19,9 +19,13 @@ type queueLoadedMsg struct {
 }
 
 // agreementLoadedMsg carries the slice's agreement; gen drops a stale one.
+// pending marks agree --tui's completion (Config.LoadAgreement), which
+// may fail (err) with its figures still shown.
 type agreementLoadedMsg struct {
-	gen  int
-	view *AgreementView
+	gen     int
+	view    *AgreementView
+	err     error
+	pending bool
 }
 
 // reportLoadedMsg carries the report computed for the report screen

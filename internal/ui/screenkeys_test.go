@@ -69,3 +69,22 @@ func TestTraceHandleKeyActions(t *testing.T) {
 	v.setTab(tabDiff)
 	require.Equal(t, Action{kind: actFiles}, v.HandleKey(keyMsg("F"), m.session()))
 }
+
+// TestScreenRegistry: every screen is in the registry, once, with a name
+// and a component, and the root routes each one's size there.
+func TestScreenRegistry(t *testing.T) {
+	t.Parallel()
+	m := started(t, newFake(3), reportConfig(), 100, 30)
+	names := map[string]bool{}
+	for id, d := range screenDefs() {
+		require.Equal(t, screenID(id), d.id, "screen %d is registered", id)
+		require.NotEmpty(t, d.name)
+		require.False(t, names[d.name], d.name)
+		names[d.name] = true
+		require.NotNil(t, m.screenOf(d.id), d.name)
+	}
+	require.Equal(t, 30-queueChrome, m.queue.height)
+	require.Equal(t, 30-traceChrome, m.trace.height)
+	require.Equal(t, 30-queueChrome, m.clusters.height)
+	require.Equal(t, 30-agreeChrome, m.docs[screenReport].height)
+}

@@ -24,24 +24,38 @@ type screen interface {
 	FullHelp(s *session) [][]key.Binding
 }
 
-// screenOf is the registry of screens: the component that is screen id.
-// The queue, the trace and the clusters are typed fields of the root;
-// every document screen (docDefs) is one of m.docs.
-func (m *Model) screenOf(id screenID) screen {
-	switch id {
-	case screenQueue:
-		return &m.queue
-	case screenTrace:
-		return &m.trace
-	case screenClusters:
-		return &m.clusters
-	}
-	return &m.docs[id]
+// screenDef is one screen of the app: its name (in titles and the
+// switcher) and where its component is in the root.
+type screenDef struct {
+	id   screenID
+	name string
+	of   func(m *Model) screen
 }
 
-// labelsOn reports whether the labelling keys act on this screen: the
-// queue's item under the cursor, the trace screen's trace.
-func labelsOn(id screenID) bool { return id == screenQueue || id == screenTrace }
+// screenDefs is the registry of screens. A screen is its own file, its
+// screenID and one line here (a typed field of the root holds it); a
+// document screen's line is in docDefs, and m.docs holds it.
+func screenDefs() [numScreens]screenDef {
+	var defs [numScreens]screenDef
+	for _, d := range []screenDef{
+		{screenQueue, "review", func(m *Model) screen { return &m.queue }},
+		{screenTrace, "trace", func(m *Model) screen { return &m.trace }},
+		{screenClusters, "clusters", func(m *Model) screen { return &m.clusters }},
+	} {
+		defs[d.id] = d
+	}
+	for _, d := range docDefs() {
+		id := d.id
+		defs[id] = screenDef{id, d.name, func(m *Model) screen { return &m.docs[id] }}
+	}
+	return defs
+}
+
+// screenOf is the component that is screen id.
+func (m *Model) screenOf(id screenID) screen { return screenDefs()[id].of(m) }
+
+// screenName names a screen in the title and the switcher.
+func screenName(id screenID) string { return screenDefs()[id].name }
 
 // session is what the screens read of the session the root runs.
 type session struct {
@@ -119,16 +133,13 @@ func reportTitle(s *session) []string {
 	return parts
 }
 
-// agreementDoc is agree --tui's agreement, or a note while it is being
-// computed; adjudication computes its own when A opens the screen.
+// agreementDoc is agree --tui's agreement; adjudication computes its own
+// when A opens the screen.
 func agreementDoc(m *Model) func(int) page {
-	switch {
-	case m.cfg.Agreement != nil:
-		return m.agreementPage(m.cfg.Agreement, "")
-	case m.cfg.LoadAgreement != nil:
-		return notePage(m.st, computingAgreement)
+	if m.cfg.Agreement == nil {
+		return nil
 	}
-	return nil
+	return m.agreementPage(m.cfg.Agreement, "")
 }
 
 // reportDoc is report --tui's report, or a note while it is being
@@ -148,11 +159,14 @@ func reportDoc(m *Model) func(int) page {
 const (
 	computingReport    = "Computing the report…"
 	computingAgreement = "Computing agreement…"
+	// countingCaveats stands in for agree --tui's caveats meanwhile.
+	countingCaveats = "still being counted over the whole store…"
 )
 
 // loadDocsCmd computes the document screens the session was given as
 // functions (report --tui, agree --tui over a store), one command each:
-// the first frame shows the screen saying it is computing.
+// the first frame shows the screen saying it is computing. It counts
+// pendingDocs counts them.
 func (m *Model) loadDocsCmd() tea.Cmd {
 	ctx := m.ctx
 	var cmds []tea.Cmd
@@ -162,17 +176,41 @@ func (m *Model) loadDocsCmd() tea.Cmd {
 			return reportLoadedMsg{view: v, err: err}
 		})
 	}
-	if load := m.cfg.LoadAgreement; load != nil && m.cfg.Agreement == nil {
+	if load := m.cfg.LoadAgreement; load != nil {
 		gen := m.agreeGen
 		cmds = append(cmds, func() tea.Msg {
 			v, err := load(ctx)
-			if err != nil {
-				return errMsg{what: "agreement", err: err, agree: true}
-			}
-			return agreementLoadedMsg{gen: gen, view: v}
+			return agreementLoadedMsg{gen: gen, view: v, err: err, pending: true}
 		})
 	}
 	return tea.Batch(cmds...)
+}
+
+// pendingDocs counts the document screens a session computes (see
+// loadDocsCmd).
+func pendingDocs(cfg *Config) int {
+	n := 0
+	if cfg.LoadReport != nil && cfg.Report == nil {
+		n++
+	}
+	if cfg.LoadAgreement != nil {
+		n++
+	}
+	return n
+}
+
+// docLoaded counts a computed document screen in, and reads the queue
+// once the last is: the figures first, then what they open. An
+// adjudication's agreement (A) was never pending.
+func (m *Model) docLoaded() tea.Cmd {
+	if m.docsPending == 0 {
+		return nil
+	}
+	m.docsPending--
+	if m.docsPending > 0 || m.store == nil {
+		return nil
+	}
+	return m.loadFirstQueueCmd(m.queueGen)
 }
 
 // setReport shows a computed report, or says why there is none.
@@ -188,8 +226,14 @@ func (m *Model) setReport(msg reportLoadedMsg) {
 }
 
 // setAgreement shows a computed agreement: agree --tui's keeps its title
-// for the screen's.
-func (m *Model) setAgreement(v *AgreementView) {
+// for the screen's. A completion that failed (agree --tui's caveats)
+// leaves the figures shown and says why.
+func (m *Model) setAgreement(msg agreementLoadedMsg) {
+	v := msg.view
+	if msg.err != nil {
+		m.errText = "agreement: " + msg.err.Error()
+		return
+	}
 	if !m.pol.agreement {
 		m.cfg.Agreement = v
 	}
@@ -218,22 +262,6 @@ func (m *Model) docScreen() *docScreen {
 		return d
 	}
 	return nil
-}
-
-// screenName names a screen in the title and the switcher.
-func screenName(s screenID) string {
-	for _, d := range docDefs() {
-		if d.id == s {
-			return d.name
-		}
-	}
-	switch s {
-	case screenTrace:
-		return "trace"
-	case screenClusters:
-		return "clusters"
-	}
-	return "review"
 }
 
 // agreementPage renders an agreement view, or a note in its place (it is

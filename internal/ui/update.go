@@ -43,12 +43,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case agreementLoadedMsg:
 		if msg.gen == m.agreeGen {
-			m.setAgreement(msg.view)
+			m.setAgreement(msg)
+		}
+		if msg.pending {
+			return m, m.docLoaded()
 		}
 		return m, nil
 	case reportLoadedMsg:
 		m.setReport(msg)
-		return m, nil
+		return m, m.docLoaded()
 	case traceLoadedMsg:
 		if msg.gen != m.traceGen || msg.id != m.trace.id {
 			return m, nil // A stale answer for a trace already left.
