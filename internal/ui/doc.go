@@ -15,8 +15,11 @@
 // keys, policy, settings, the queue) through a *session the root builds
 // for each call. What differs between a review, a blind slice and an
 // adjudication (title, queue columns, label kind, what is hidden, the
-// help's words) is one policy value (policy.go, columns.go). A document
-// screen (the report, the agreement) is its own file with a renderer,
-// a page func and a title func, its ID in the screenID list and one line
-// in docDefs; report --tui and agree --tui are the app started on one.
+// help's words) is one policy value (policy.go, columns.go).
+//
+// Adding a screen: its own file, its ID in the screenID list, and one
+// line in the registry (screenDefs) with a typed field of the root to
+// hold it; a document screen (the report, the agreement: a renderer, a
+// page func and a title func) has its line in docDefs instead and needs
+// no field. report --tui and agree --tui are the app started on one.
 package ui
