@@ -146,3 +146,22 @@ func TestAgreementComputedInACommand(t *testing.T) {
 	require.Contains(t, v, "error: agreement: store gone")
 	require.Contains(t, v, "triage agreement · slice s1", "the figures stay")
 }
+
+// TestSwitchWhileTheReportComputes: a run chosen with : before the report
+// is in reads its queue at once, and the report's arrival reads no
+// second one.
+func TestSwitchWhileTheReportComputes(t *testing.T) {
+	t.Parallel()
+	cfg := loadingReportConfig(func(context.Context) (*reportview.Report, error) { return sampleReport(), nil })
+	cfg.Runs = []string{"r1"}
+	m := settle(t, New(newFake(3), cfg), tea.WindowSizeMsg{Width: 100, Height: 30})
+	report := m.Init()
+	m = press(t, m, ":", "r", "u", "n", " ", "r", "1", "enter")
+	require.Equal(t, screenQueue, m.screen)
+	require.True(t, m.queue.loaded, "the switch read the queue")
+	tm, cmd := m.Update(report())
+	require.Nil(t, cmd, "no second read of the queue")
+	m = tm.(Model)
+	m.screen = screenReport
+	require.Contains(t, ansi.Strip(m.View()), "Failure mix", "the report is there to switch back to")
+}
