@@ -66,20 +66,31 @@ const (
 	wideQueue = 110
 )
 
-// The columns the policies choose from.
-var (
-	taskCol  = column{id: colTask, header: "task", cell: func(_ *session, it *QueueItem) string { return it.TaskID }, fit: true}
-	runCol   = column{id: colRun, header: "run", cell: func(_ *session, it *QueueItem) string { return it.RunID }, fit: true}
-	modelCol = column{id: colModel, header: "model", cell: func(_ *session, it *QueueItem) string { return it.Model },
-		rest: true, cap: maxModelCol, fit: true}
-	seedCol  = column{id: colSeed, header: "seed", cell: func(_ *session, it *QueueItem) string { return fmt.Sprint(it.Seed) }, fixed: 5}
-	rulesCol = column{id: colRules, header: "rules", cell: func(_ *session, it *QueueItem) string { return it.Suggestion }, fixed: 15}
-	whyCol   = column{id: colWhy, header: "why", cell: func(_ *session, it *QueueItem) string { return it.Reason },
-		first: 3, from: wideQueue, spare: true, leftover: true}
-	reviewersCol = column{id: colReviewers, header: "reviewers", cell: func(s *session, it *QueueItem) string { return s.reviewSummary(it.TraceID) },
-		rest: true, cap: maxReviewersCol, spare: true}
-	statusCol = column{id: colStatus, header: "status", cell: func(_ *session, it *QueueItem) string { return string(it.Status) }, fixed: 9}
-)
+// col is the column that shows id, as the policies start from it.
+func col(id colID) column {
+	switch id {
+	case colTask:
+		return column{id: id, header: "task", cell: func(_ *session, it *QueueItem) string { return it.TaskID }, fit: true}
+	case colRun:
+		return column{id: id, header: "run", cell: func(_ *session, it *QueueItem) string { return it.RunID }, fit: true}
+	case colModel:
+		return column{id: id, header: "model", cell: func(_ *session, it *QueueItem) string { return it.Model },
+			rest: true, cap: maxModelCol, fit: true}
+	case colSeed:
+		return column{id: id, header: "seed", cell: func(_ *session, it *QueueItem) string { return fmt.Sprint(it.Seed) }, fixed: 5}
+	case colRules:
+		return column{id: id, header: "rules", cell: func(_ *session, it *QueueItem) string { return it.Suggestion }, fixed: 15}
+	case colWhy:
+		return column{id: id, header: "why", cell: func(_ *session, it *QueueItem) string { return it.Reason },
+			first: 3, from: wideQueue, spare: true, leftover: true}
+	case colReviewers:
+		return column{id: id, header: "reviewers", cell: func(s *session, it *QueueItem) string { return s.reviewSummary(it.TraceID) },
+			rest: true, cap: maxReviewersCol, spare: true}
+	case colStatus:
+		return column{id: id, header: "status", cell: func(_ *session, it *QueueItem) string { return string(it.Status) }, fixed: 9}
+	}
+	return yoursCol("yours")
+}
 
 // yoursCol is the reviewer's own label (header "yours", or "final" for an
 // adjudicator); a label waiting for its primary shows as a draft.
@@ -97,19 +108,20 @@ func yoursCol(header string) column {
 // reviewColumns are a review's: the rules' class and reason beside the
 // reviewer's label; blind, neither.
 func reviewColumns(blind bool) []column {
+	task, run := share(col(colTask), 4, maxTaskCol), share(col(colRun), 3, maxRunCol)
 	if blind {
-		return []column{share(taskCol, 4, maxTaskCol), share(runCol, 3, maxRunCol), modelCol, seedCol, yoursCol("yours"), statusCol}
+		return []column{task, run, col(colModel), col(colSeed), yoursCol("yours"), col(colStatus)}
 	}
-	return []column{share(taskCol, 4, maxTaskCol), share(runCol, 3, maxRunCol), modelCol, seedCol, rulesCol, whyCol, yoursCol("yours"), statusCol}
+	return []column{task, run, col(colModel), col(colSeed), col(colRules), col(colWhy), yoursCol("yours"), col(colStatus)}
 }
 
 // adjudicateColumns are an adjudication's: the reviewers' labels take the
 // rules' and the reason's place, the model goes, the status says
 // "settled".
 func adjudicateColumns() []column {
-	status := statusCol
+	status := col(colStatus)
 	status.cell = func(_ *session, it *QueueItem) string { return adjStatus(it.Status) }
-	return []column{share(taskCol, 3, maxTaskCol), share(runCol, 2, maxRunCol), seedCol, reviewersCol, yoursCol("final"), status}
+	return []column{share(col(colTask), 3, maxTaskCol), share(col(colRun), 2, maxRunCol), col(colSeed), col(colReviewers), yoursCol("final"), status}
 }
 
 // share is c taking tenths of the free width, at most limit.
