@@ -165,8 +165,8 @@ const (
 
 // loadDocsCmd computes the document screens the session was given as
 // functions (report --tui, agree --tui over a store), one command each:
-// the first frame shows the screen saying it is computing. It counts
-// pendingDocs counts them.
+// the first frame shows the screen saying it is computing (pendingDocs
+// counts them).
 func (m *Model) loadDocsCmd() tea.Cmd {
 	ctx := m.ctx
 	var cmds []tea.Cmd
