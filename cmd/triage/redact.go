@@ -35,7 +35,8 @@ func (a *app) storeRedactor(ctx context.Context, db store.Store, redact bool) (*
 	if !redact {
 		return nil, nil
 	}
-	runs, err := db.Runs(ctx)
+	// The controls only: Runs would also count each run's traces.
+	runs, err := db.RunControls(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("--redact: %w", err)
 	}
@@ -48,14 +49,14 @@ func (a *app) storeRedactor(ctx context.Context, db store.Store, redact bool) (*
 		return nil, err
 	}
 	for _, r := range runs {
-		p, err := pk.load(r.Controls)
+		p, err := pk.load(r)
 		if err != nil {
 			return refuse(fmt.Errorf("--redact: %w (its sentinels could not be masked)", err))
 		}
 		if p == nil {
 			continue
 		}
-		if err := frozenPack(r.Controls, p); err != nil {
+		if err := frozenPack(r, p); err != nil {
 			return refuse(fmt.Errorf("--redact: %w", err))
 		}
 		for _, t := range p.Tasks {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
+	"strings"
 
 	"github.com/triage-dev/triage/internal/agreement"
 	"github.com/triage-dev/triage/internal/card"
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/store"
 	"github.com/triage-dev/triage/internal/triage"
 	"github.com/triage-dev/triage/internal/ui"
@@ -31,11 +34,19 @@ func (a *app) showAgreementTUI(ctx context.Context, db store.Store, rep *agreeme
 	if db == nil {
 		return ui.RunAgreement(ctx, nil, cfg)
 	}
-	in, _, err := a.loadCardInput(ctx, "", false, cardRead{})
-	if err != nil {
-		return err
+	// The caveats read the whole store (every trace's outcome and label):
+	// seconds on a large one, so the screen shows the figures at once and
+	// the caveats when they are counted. A copy: the screen draws v
+	// meanwhile.
+	cfg.LoadAgreement = func(ctx context.Context) (*ui.AgreementView, error) {
+		in, notes, err := a.cardInputAlone(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		w := *v
+		w.Caveats = withNotes(card.CaveatText(card.Report(in).Caveats), notes)
+		return &w, nil
 	}
-	v.Caveats = card.CaveatText(card.Report(in).Caveats)
 	if err := switchable(ctx, db, &cfg); err != nil {
 		return err
 	}
@@ -49,26 +60,66 @@ func (a *app) showReportTUI(ctx context.Context, run string, redact bool) error 
 	if !a.isTerminal(a.stdout) {
 		return errors.New("--tui needs a terminal (stdout is not one); drop --tui for the text report")
 	}
-	in, rd, err := a.loadCardInput(ctx, run, redact, cardRead{})
-	if err != nil {
-		return err
-	}
-	r := card.Report(in)
-	rd.Value(r)
 	cfg, err := a.docConfig(run)
 	if err != nil {
 		return err
 	}
-	cfg.Report, cfg.Redactor = card.View(r), rd
 	db, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// What can fail at once fails before the screen opens: a mistyped
+	// run, a pack --redact cannot read.
+	if err := requireRun(ctx, db, run); err != nil {
+		return err
+	}
+	rd, err := a.storeRedactor(ctx, db, redact)
+	if err != nil {
+		return err
+	}
+	cfg.Redactor = rd
+	// The report reads every trace of the run (3.9 s over 100k): the
+	// screen computes it after its first frame, in a command.
+	cfg.LoadReport = func(ctx context.Context) (*reportview.Report, error) {
+		in, notes, err := a.cardInputAlone(ctx, run)
+		if err != nil {
+			return nil, err
+		}
+		r := card.Report(in)
+		rd.Value(r)
+		v := card.View(r)
+		v.Caveats = withNotes(v.Caveats, rd.String(notes))
+		return v, nil
+	}
 	if err := switchable(ctx, db, &cfg); err != nil {
 		return err
 	}
 	return ui.RunReport(ctx, a.docStore(db, cfg.Taxonomy), cfg)
+}
+
+// cardInputAlone reads a report's input over a store of its own, so that
+// it does not queue behind (nor hold up) the screen's reads. It runs
+// while the screen owns the terminal, where a note on stderr would tear
+// the frame: the notes are returned, for the caveats.
+func (a *app) cardInputAlone(ctx context.Context, run string) (card.Input, string, error) {
+	var notes bytes.Buffer
+	q := *a
+	q.stderr = &notes
+	in, _, err := q.loadCardInput(ctx, run, false, cardRead{})
+	return in, strings.TrimSpace(notes.String()), err
+}
+
+// withNotes adds the notes written while a report was read to its caveats.
+func withNotes(caveats, notes string) string {
+	if notes == "" {
+		return caveats
+	}
+	notes = strings.ReplaceAll(strings.TrimPrefix(notes, "note: "), "\nnote: ", " · ")
+	if caveats == "" {
+		return notes
+	}
+	return caveats + " · " + notes
 }
 
 // docConfig is the review app's settings for a report or agreement
@@ -103,12 +154,14 @@ func (a *app) docStore(db store.Store, tax *triage.Taxonomy) ui.Store {
 // switchable fills what the : switcher offers besides screens: the
 // store's runs and slices.
 func switchable(ctx context.Context, db store.Store, cfg *ui.Config) error {
-	runs, err := db.Runs(ctx)
+	// The names only: Runs would count each run's traces, 15-20 ms at
+	// 100k before the screen's first frame.
+	runs, err := db.RunControls(ctx)
 	if err != nil {
 		return err
 	}
 	for _, r := range runs {
-		cfg.Runs = append(cfg.Runs, r.Controls.RunID)
+		cfg.Runs = append(cfg.Runs, r.RunID)
 	}
 	slices, err := db.Slices(ctx)
 	if err != nil {

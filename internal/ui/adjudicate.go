@@ -155,7 +155,7 @@ func (m *Model) openAgreement() tea.Cmd {
 	m.screen = screenAgreement
 	m.agreeGen++
 	d := &m.docs[screenAgreement]
-	*d = newDocScreen(m.st, m.keys, m.agreementPage(nil, "Computing agreement…"))
+	*d = m.newDoc(screenAgreement, m.agreementPage(nil, computingAgreement))
 	d.SetSize(m.width, m.lay.agreeBody)
 	return m.loadAgreementCmd(m.agreeGen)
 }
@@ -184,9 +184,9 @@ func (m *Model) askReason(it *QueueItem, code string) tea.Cmd {
 const reasonRequired = "an adjudication needs a reason: type why, then ctrl+s (esc cancels)"
 
 // reviewSummary is the reviewers' primaries for a queue row.
-func (m *Model) reviewSummary(id int64) string {
+func (s *session) reviewSummary(id int64) string {
 	var parts []string
-	for _, r := range m.reviews[id] {
+	for _, r := range s.reviews[id] {
 		parts = append(parts, r.Actor+" "+orDash(r.Primary))
 	}
 	return strings.Join(parts, " · ")
@@ -198,68 +198,6 @@ func adjStatus(s Status) string {
 		return "settled"
 	}
 	return string(s)
-}
-
-// reviewPanel draws the reviewers side by side: name and primary, tags,
-// and the first line of the note, one column per reviewer. A primary that
-// differs from the final label is marked, so the split is visible at once.
-func (m Model) reviewPanel() string {
-	st := m.st
-	it := m.queue.item(m.trace.id)
-	revs := m.reviews[m.trace.id]
-	lines := make([]string, reviewPanelHeight)
-	if len(revs) == 0 {
-		lines[0] = st.App.Muted.Render("No reviewer labels.")
-		return strings.Join(lines, "\n")
-	}
-	final := ""
-	if it != nil {
-		final = it.Primary
-	}
-	shown := revs
-	maxCols := max(1, m.width/minReviewCol)
-	more := 0
-	if len(shown) > maxCols {
-		more = len(shown) - (maxCols - 1)
-		shown = shown[:maxCols-1]
-	}
-	n := len(shown)
-	if more > 0 {
-		n++
-	}
-	colW := max(1, (m.width-(n-1)*len(reviewGap))/n)
-	for i, r := range shown {
-		prim, mark := st.Adjudicate.Primary, ""
-		switch {
-		case final != "" && r.Primary == final:
-			prim, mark = st.Adjudicate.Same, " ✓"
-		case final != "":
-			prim, mark = st.Adjudicate.Differs, " ✗"
-		}
-		tags := "no tags"
-		if len(r.Secondary) > 0 {
-			tags = "[" + strings.Join(r.Secondary, ", ") + "]"
-		}
-		note := "no note"
-		if r.Note != "" {
-			note = firstLine(r.Note)
-		}
-		cells := []string{
-			st.Adjudicate.Reviewer.Render(fit(r.Actor+" ", colW/2)) + prim.Render(fit(orDash(r.Primary)+mark, colW-min(colW/2, ansiWidth(r.Actor)+1))),
-			st.Trace.Value.Render(fit(tags, colW)),
-			st.App.Muted.Render(fit(note, colW)),
-		}
-		for l := range lines {
-			if i > 0 {
-				lines[l] += reviewGap
-			}
-			lines[l] += pad(cells[l], colW)
-		}
-	}
-	if more > 0 {
-		lines[0] += reviewGap + st.App.Muted.Render(fit(fmt.Sprintf("+%d more (Evidence pane)", more), colW))
-	}
-	return strings.Join(lines, "\n")
 }
 
 // minReviewCol is the narrowest reviewer column of the panel.

@@ -245,7 +245,7 @@ func BenchmarkDrillGridCell100k(b *testing.B) {
 // on a grid cell to the drilled queue's frame on a 100k-trace store)
 // with slack for a loaded machine.
 func TestDrillBudget(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("timing test")
 	}
 	timingtest.Within(t, func() string {

@@ -153,13 +153,7 @@ func (m *Model) handleClustersScreenKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, km.Redo):
 		return m.redo()
 	}
-	switch c.HandleKey(msg, km) {
-	case clusterActOpen:
-		return m.openCluster(c.cursor)
-	case clusterActBack:
-		m.screen = screenQueue
-	}
-	return nil
+	return m.perform(c.HandleKey(msg, m.session()))
 }
 
 // openCluster shows a group's members in the queue, a drill-down that
@@ -366,35 +360,36 @@ func (q *queueModel) firstToDo() int {
 	return -1
 }
 
-// clustersShortHelp is the clusters screen's footer.
-func (m Model) clustersShortHelp() []key.Binding {
-	km := m.keys
+// ShortHelp implements screen: the clusters screen's footer.
+func (c *clusterScreen) ShortHelp(s *session) []key.Binding {
+	km := s.keys
 	b := []key.Binding{}
-	if m.clusters.state == clustersLoaded && len(m.clusters.groups) > 0 {
-		b = append(b, withHelp(km.Open, "open cluster"), withHelp(m.labelHelp(), "label it whole"), km.LabelCluster)
+	if c.state == clustersLoaded && len(c.groups) > 0 {
+		b = append(b, withHelp(km.Open, "open cluster"), withHelp(s.labelHelp(), "label it whole"), km.LabelCluster)
 	}
 	return append(b, km.Down, km.Up, withHelp(km.Back, "back to queue"), km.Help, km.Quit)
 }
 
-// clustersFullHelp is the clusters screen's help: movement, the
-// cluster's keys, and the global ones.
-func (m Model) clustersFullHelp(move, global []key.Binding) [][]key.Binding {
-	km := m.keys
-	c := []key.Binding{withHelp(km.Open, "open cluster, representative first"), withHelp(m.labelHelp(), "label the whole cluster"),
+// FullHelp implements screen: movement, the cluster's keys, and the
+// global ones.
+func (c *clusterScreen) FullHelp(s *session) [][]key.Binding {
+	km := s.keys
+	move := []key.Binding{km.Down, km.Up, km.Top, km.Bottom, km.HalfDown, km.HalfUp}
+	keys := []key.Binding{withHelp(km.Open, "open cluster, representative first"), withHelp(s.labelHelp(), "label the whole cluster"),
 		km.LabelCluster, km.Undo, km.Redo, withHelp(km.Back, "back to queue")}
-	return [][]key.Binding{move, c, global}
+	return [][]key.Binding{move, keys, s.globalKeys()}
 }
 
 // clusterShortHelp is what the queue's footer adds in an open cluster:
 // label it whole, and split the marked off it.
-func (m Model) clusterShortHelp() []key.Binding {
-	if !m.drilled || m.drillFrom != screenClusters {
+func (s *session) clusterShortHelp() []key.Binding {
+	if !s.drilled || s.drillFrom != screenClusters {
 		return nil
 	}
-	if len(m.queue.markedIDs()) > 0 {
-		return []key.Binding{m.keys.Split}
+	if len(s.queue.markedIDs()) > 0 {
+		return []key.Binding{s.keys.Split}
 	}
-	return []key.Binding{m.keys.LabelCluster}
+	return []key.Binding{s.keys.LabelCluster}
 }
 
 // splitHint is what the status of marks in an open cluster adds.
@@ -405,15 +400,15 @@ func (m *Model) splitHint() string {
 	return ", " + m.keys.Split.Help().Key + " splits them off the cluster"
 }
 
-// clusterHelp is the review-by-cluster column of the queue's and the
-// trace screen's help; empty when the session has no clusters.
-func (m Model) clusterHelp() []key.Binding {
-	if m.clusterRefusal() != "" {
+// clusterHelp is the review-by-cluster column of the queue's (onQueue)
+// and the trace screen's help; empty when the session has no clusters.
+func (s *session) clusterHelp(onQueue bool) []key.Binding {
+	if !s.clusters {
 		return nil
 	}
-	b := []key.Binding{m.keys.Clusters, m.keys.LabelCluster}
-	if m.screen == screenQueue && m.drilled && m.drillFrom == screenClusters {
-		b = append(b, m.keys.Split)
+	b := []key.Binding{s.keys.Clusters, s.keys.LabelCluster}
+	if onQueue && s.drilled && s.drillFrom == screenClusters {
+		b = append(b, s.keys.Split)
 	}
 	return b
 }

@@ -67,10 +67,11 @@ func viewIDs(m Model) []int64 {
 // TestClusterScreenHandleKeyActions is the clusters list's key table.
 func TestClusterScreenHandleKeyActions(t *testing.T) {
 	t.Parallel()
-	km := DefaultKeyMap()
+	m := New(newFake(3), testConfig())
+	sess := m.session()
 	for _, tt := range []struct {
 		key    string
-		want   clusterAct
+		want   Action
 		cursor int
 	}{
 		{key: "j", cursor: 1},
@@ -79,22 +80,23 @@ func TestClusterScreenHandleKeyActions(t *testing.T) {
 		{key: "k"},
 		{key: "g"},
 		{key: "ctrl+d", cursor: 1},
-		{key: "enter", want: clusterActOpen},
-		{key: "esc", want: clusterActBack},
+		{key: "enter", want: Action{kind: actCluster}},
+		{key: "esc", want: Action{kind: actBack}},
 		{key: "x"},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			t.Parallel()
 			var c clusterScreen
-			c.setHeight(10)
+			c.SetSize(100, 10)
 			c.setList(newFakeClusters().list, "")
-			require.Equal(t, tt.want, c.HandleKey(keyMsg(tt.key), &km))
+			var scr screen = &c
+			require.Equal(t, tt.want, scr.HandleKey(keyMsg(tt.key), sess))
 			require.Equal(t, tt.cursor, c.cursor)
 		})
 	}
 	var c clusterScreen
 	c.state = clustersLoading
-	require.Equal(t, clusterActNone, c.HandleKey(keyMsg("enter"), &km), "nothing to open while the clusters are computed")
+	require.Equal(t, Action{}, c.HandleKey(keyMsg("enter"), sess), "nothing to open while the clusters are computed")
 }
 
 // TestReviewByCluster is the flow: open the clusters screen,

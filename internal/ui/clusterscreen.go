@@ -62,6 +62,7 @@ type clusterScreen struct {
 	baseline string
 	cursor   int
 	offset   int
+	width    int
 	height   int
 	// open is the group whose members the queue shows (-1: none);
 	// picking is the group the class picker labels, plus one (0: none).
@@ -209,9 +210,39 @@ func (c *clusterScreen) clamp() {
 	c.offset = max(0, min(c.offset, len(c.groups)-max(1, c.height)))
 }
 
-// HandleKey applies one key to the list (movement) and returns what the
+// SetSize implements screen: h is the rows under the title and header.
+func (c *clusterScreen) SetSize(w, h int) {
+	c.width = w
+	c.setHeight(h)
+}
+
+// HandleKey implements screen: it moves the cursor, and asks the root to
+// open the cursor's group or go back. The root takes the label keys
+// (a digit, K, undo) before it.
+func (c *clusterScreen) HandleKey(msg tea.KeyMsg, s *session) Action {
+	switch c.handleKey(msg, s.keys) {
+	case clusterActOpen:
+		return Action{kind: actCluster}
+	case clusterActBack:
+		return Action{kind: actBack}
+	}
+	return Action{}
+}
+
+// HandleMouse implements screen: the wheel moves the cursor.
+func (c *clusterScreen) HandleMouse(msg tea.MouseMsg, _ *session) Action {
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		c.move(-wheelLines)
+	case tea.MouseButtonWheelDown:
+		c.move(wheelLines)
+	}
+	return Action{}
+}
+
+// handleKey applies one key to the list (movement) and says what the
 // root must do: open the cursor's group, or go back.
-func (c *clusterScreen) HandleKey(msg tea.KeyMsg, km *KeyMap) clusterAct {
+func (c *clusterScreen) handleKey(msg tea.KeyMsg, km *KeyMap) clusterAct {
 	half := max(1, c.height/2)
 	switch {
 	case key.Matches(msg, km.Down):
@@ -260,13 +291,13 @@ func clusterLayout(w int, baseline bool) clusterCols {
 // under the title and the column header.
 const clusterRowsTop = 2
 
-// clustersView is the clusters screen: a title, the column header and
-// the visible rows.
-func (m Model) clustersView() string {
-	c, st := &m.clusters, m.st
-	cols := clusterLayout(m.width, c.baseline != "")
+// View implements screen: a title, the column header and the visible
+// rows.
+func (c *clusterScreen) View(s *session) string {
+	st := s.st
+	cols := clusterLayout(c.width, c.baseline != "")
 	var b strings.Builder
-	b.WriteString(m.clustersTitle())
+	b.WriteString(c.title(s))
 	b.WriteByte('\n')
 	novel := ""
 	if cols.novel > 0 {
@@ -284,7 +315,7 @@ func (m Model) clustersView() string {
 		note = "No failing trace to cluster."
 	}
 	if note != "" {
-		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate(sanitizeLine(note), m.width, "…")))
+		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate(sanitizeLine(note), c.width, "…")))
 		rows = 1
 	}
 	for i := c.offset; note == "" && i < min(len(c.groups), c.offset+c.height); i++ {
@@ -293,13 +324,13 @@ func (m Model) clustersView() string {
 		if i == c.cursor {
 			mark = "▸ "
 		}
-		inQueue, done := m.clusterProgress(g)
+		inQueue, done := clusterProgress(s.queue, g)
 		yours := fmt.Sprintf("%d/%d", done, inQueue)
 		nov := ""
 		if cols.novel > 0 && g.c.Novel {
 			nov = "NOVEL"
 		}
-		name := m.cfg.Redactor.String(g.c.Name)
+		name := s.shown(g.c.Name)
 		if g.from != "" {
 			name = "split from " + g.from + ": " + name
 		}
@@ -317,13 +348,12 @@ func (m Model) clustersView() string {
 	return b.String()
 }
 
-// clustersTitle is the screen's line: the scope, the counts, the
-// baseline's novel clusters.
-func (m Model) clustersTitle() string {
-	c := &m.clusters
-	parts := []string{"triage clusters", m.shown(m.cfg.Reviewer)}
-	if m.cfg.RunID != "" {
-		parts = append(parts, "run "+m.shown(m.cfg.RunID))
+// title is the screen's line: the scope, the counts, the baseline's
+// novel clusters.
+func (c *clusterScreen) title(s *session) string {
+	parts := []string{"triage clusters", s.shown(s.cfg.Reviewer)}
+	if s.cfg.RunID != "" {
+		parts = append(parts, "run "+s.shown(s.cfg.RunID))
 	}
 	if c.state == clustersLoaded {
 		parts = append(parts, fmt.Sprintf("%d failing traces in %d clusters", c.failing, countClusters(c.groups)))
@@ -334,13 +364,13 @@ func (m Model) clustersTitle() string {
 					n++
 				}
 			}
-			parts = append(parts, fmt.Sprintf("baseline %s: %d novel, first", m.shown(c.baseline), n))
+			parts = append(parts, fmt.Sprintf("baseline %s: %d novel, first", s.shown(c.baseline), n))
 		}
 		if c.unclust > 0 {
 			parts = append(parts, fmt.Sprintf("%d unclustered", c.unclust))
 		}
 	}
-	return m.st.App.Title.Render(ansi.Truncate(sanitizeLine(strings.Join(parts, " · ")), m.width, "…"))
+	return s.st.App.Title.Render(ansi.Truncate(sanitizeLine(strings.Join(parts, " · ")), c.width, "…"))
 }
 
 // countClusters counts the computed clusters, not the splits.
@@ -356,9 +386,9 @@ func countClusters(gs []clusterGroup) int {
 
 // clusterProgress counts the group's members the queue holds and those
 // this reviewer has labelled.
-func (m Model) clusterProgress(g *clusterGroup) (inQueue, done int) {
+func clusterProgress(q *queueModel, g *clusterGroup) (inQueue, done int) {
 	for _, id := range g.members {
-		if it := m.queue.item(id); it != nil {
+		if it := q.item(id); it != nil {
 			inQueue++
 			if it.Primary != "" {
 				done++

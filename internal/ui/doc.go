@@ -7,4 +7,19 @@
 // small Store interface, and every read and write runs in a tea.Cmd so the
 // screen never blocks. cmd/triage adapts the SQLite store to Store and
 // builds the program with Run.
+//
+// One root Model owns the size, the screen, the modal and all routing.
+// Each screen is a component behind the small screen interface
+// (screens.go): SetSize, HandleKey and HandleMouse returning an Action
+// the root performs, View, and its help. It reads the session (styles,
+// keys, policy, settings, the queue) through a *session the root builds
+// for each call. What differs between a review, a blind slice and an
+// adjudication (title, queue columns, label kind, what is hidden, the
+// help's words) is one policy value (policy.go, columns.go).
+//
+// Adding a screen: its own file, its ID in the screenID list, and one
+// line in the registry (screenDefs) with a typed field of the root to
+// hold it; a document screen (the report, the agreement: a renderer, a
+// page func and a title func) has its line in docDefs instead and needs
+// no field. report --tui and agree --tui are the app started on one.
 package ui

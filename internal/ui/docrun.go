@@ -21,19 +21,20 @@ func NewAgreementView(v *AgreementView) Model {
 	return New(nil, Config{Agreement: v})
 }
 
-// RunReport runs the app on the report screen (cfg.Report) until q: a
-// bar or a grid cell opens its traces in the review screen, over store
-// (nil: the figures only). A label needs cfg.Reviewer.
+// RunReport runs the app on the report screen (cfg.Report, or what
+// cfg.LoadReport computes while the screen says so) until q: a bar or a
+// grid cell opens its traces in the review screen, over store (nil: the
+// figures only). A label needs cfg.Reviewer.
 func RunReport(ctx context.Context, store Store, cfg Config) error {
-	if cfg.Report == nil {
+	if cfg.Report == nil && cfg.LoadReport == nil {
 		return errors.New("report view: no report")
 	}
 	return runDoc(ctx, store, cfg)
 }
 
-// RunAgreement runs the app on the agreement screen (cfg.Agreement): a
-// matrix cell or a confused pair opens its traces, over store (nil: the
-// figures only).
+// RunAgreement runs the app on the agreement screen (cfg.Agreement, its
+// caveats completed by cfg.LoadAgreement when set): a matrix cell or a
+// confused pair opens its traces, over store (nil: the figures only).
 func RunAgreement(ctx context.Context, store Store, cfg Config) error {
 	if cfg.Agreement == nil || cfg.Agreement.Report == nil {
 		return errors.New("agreement view: no report")

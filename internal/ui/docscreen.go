@@ -63,6 +63,7 @@ const (
 	actCloseDrill            // leave a drill-down for the figure it came from
 	actStep                  // open the next (n 1) or previous (n -1) trace
 	actFiles                 // open the diff's file list
+	actCluster               // open the clusters screen's cursor's group in the queue
 )
 
 // Action is what a screen's key handler decided; the root performs it.
@@ -94,6 +95,8 @@ type docScreen struct {
 	// back is what esc does when no search is open, for help: "back",
 	// or "quit" on the screen the app started on.
 	back string
+	// title is the screen's title line's parts.
+	title func(s *session) []string
 }
 
 func newDocScreen(st *Styles, keys *KeyMap, render func(width int) page) docScreen {
@@ -150,8 +153,49 @@ func (d *docScreen) current() *target {
 	return &d.pg.targets[d.cursor]
 }
 
-// HandleKey applies one key and returns what the root must do.
-func (d *docScreen) HandleKey(msg tea.KeyMsg) Action {
+// HandleKey implements screen: it applies one key and returns what the
+// root must do.
+func (d *docScreen) HandleKey(msg tea.KeyMsg, _ *session) Action { return d.handleKey(msg) }
+
+// HandleMouse implements screen: the wheel scrolls; a first click puts
+// the cursor on a figure, a second opens its traces, as enter does.
+func (d *docScreen) HandleMouse(msg tea.MouseMsg, _ *session) Action {
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		d.scroll(-wheelLines)
+	case tea.MouseButtonWheelDown:
+		d.scroll(wheelLines)
+	case tea.MouseButtonLeft:
+		// The body starts below the title line.
+		x, line := msg.X, d.offset+msg.Y-1
+		if d.xoff > 0 && x >= d.pg.frozenAt(line) {
+			x += d.xoff // past a frozen label, the line is shifted
+		}
+		if i, ok := d.targetAt(x, line); ok {
+			if i == d.cursor {
+				return d.handleKey(tea.KeyMsg{Type: tea.KeyEnter})
+			}
+			d.setCursor(i)
+		}
+	}
+	return Action{}
+}
+
+// View implements screen: a title naming the screen (and what the
+// cursor's figure opens), then the visible window of the document.
+func (d *docScreen) View(s *session) string {
+	var parts []string
+	if d.title != nil {
+		parts = d.title(s)
+	}
+	title := s.st.App.Title.Render(sanitizeLine(strings.Join(parts, " · ")))
+	if t := d.current(); t != nil && t.drill.why == "" {
+		title += s.st.App.Muted.Render(sanitizeLine(fmt.Sprintf(" · enter opens %s (%d)", t.drill.title, len(t.drill.keys))))
+	}
+	return ansi.Truncate(title, d.width, "…") + "\n" + d.body()
+}
+
+func (d *docScreen) handleKey(msg tea.KeyMsg) Action {
 	km := d.keys
 	half := max(1, d.height/2)
 	switch {
@@ -368,9 +412,9 @@ func (d *docScreen) goToHit() {
 	}
 }
 
-// View draws the visible window with the cursor's figure reversed and
+// body draws the visible window with the cursor's figure reversed and
 // search hits marked in the gutter. It is height lines exactly.
-func (d *docScreen) View() string {
+func (d *docScreen) body() string {
 	out := make([]string, 0, d.height)
 	cur := d.current()
 	hit := map[int]bool{}
@@ -428,10 +472,14 @@ func mark(line, cue string) string {
 	return cue + ansi.Cut(line, 1, ansi.StringWidth(line))
 }
 
-// ShortHelp is the footer's keys for a document screen.
-func (d *docScreen) ShortHelp() []key.Binding {
+// ShortHelp implements screen: the footer's keys for a document screen.
+func (d *docScreen) ShortHelp(s *session) []key.Binding {
 	km := d.keys
-	b := []key.Binding{withHelp(km.Right, "next figure")}
+	var b []key.Binding
+	if len(d.pg.targets) > 0 {
+		// Not while the document is being computed: nothing to move to.
+		b = append(b, withHelp(km.Right, "next figure"))
+	}
 	if t := d.current(); t != nil && t.drill.why == "" {
 		b = append(b, withHelp(km.Open, "open its traces"))
 	}
@@ -441,18 +489,23 @@ func (d *docScreen) ShortHelp() []key.Binding {
 	} else {
 		b = append(b, withHelp(km.Back, d.back))
 	}
-	return b
+	return append(b, km.Help, km.Quit)
 }
 
-// FullHelp is every key of a document screen, in columns.
-func (d *docScreen) FullHelp() [][]key.Binding {
+// FullHelp implements screen: every key of a document screen, in
+// columns.
+func (d *docScreen) FullHelp(s *session) [][]key.Binding {
 	km := d.keys
 	move := []key.Binding{withHelp(km.Down, "row down"), withHelp(km.Up, "row up"),
 		withHelp(km.Right, "next figure"), withHelp(km.Left, "prev figure"),
 		withHelp(km.NextTab, "next figure"), withHelp(km.PrevTab, "prev figure"),
 		km.HalfDown, km.HalfUp, km.Top, km.Bottom}
 	act := []key.Binding{withHelp(km.Open, "open traces"), km.Search, km.NextMatch, km.PrevMatch, withHelp(km.Back, d.back)}
-	return [][]key.Binding{move, act}
+	cols := [][]key.Binding{move, act}
+	if s.pol.agreement {
+		cols = append(cols, []key.Binding{withHelp(km.Agreement, "close agreement")})
+	}
+	return append(cols, s.globalKeys())
 }
 
 func abs(n int) int {

@@ -9,22 +9,48 @@ import (
 )
 
 // labelHelp is one help entry for the digit keys, sized to the taxonomy.
-func (m Model) labelHelp() key.Binding {
-	n := min(len(m.tax.Classes), len(m.keys.Label))
+func (s *session) labelHelp() key.Binding {
+	n := min(len(s.tax.Classes), len(s.keys.Label))
 	if n == 0 {
 		return key.NewBinding(key.WithDisabled())
 	}
-	k := m.keys.Label[0].Help().Key
+	k := s.keys.Label[0].Help().Key
 	if n > 1 {
-		k += "-" + m.keys.Label[n-1].Help().Key
+		k += "-" + s.keys.Label[n-1].Help().Key
 	}
-	return key.NewBinding(key.WithKeys(m.keys.Label[0].Keys()...), key.WithHelp(k, "label"))
+	return key.NewBinding(key.WithKeys(s.keys.Label[0].Keys()...), key.WithHelp(k, "label"))
+}
+
+// labelKeys are the labelling keys' help column, in the policy's words.
+func (s *session) labelKeys() []key.Binding {
+	km := s.keys
+	label := []key.Binding{withHelp(s.labelHelp(), s.pol.labelWord), km.Picker, km.Tags, withHelp(km.Note, s.pol.noteWord), km.Skip, km.Undo, km.Redo}
+	if len(s.tax.Classes) > len(km.Label) {
+		label = append(label, km.MoreClasses)
+	}
+	return label
+}
+
+// globalKeys are the keys that work on every screen.
+func (s *session) globalKeys() []key.Binding {
+	km := s.keys
+	return []key.Binding{km.Help, km.Switch, km.Mouse, km.Quit}
+}
+
+// sessionKeys are the global keys with the policy's own (A opens the
+// agreement in an adjudication).
+func (s *session) sessionKeys() []key.Binding {
+	if s.pol.agreement {
+		return append([]key.Binding{s.keys.Agreement}, s.globalKeys()...)
+	}
+	return s.globalKeys()
 }
 
 // ShortHelp implements help.KeyMap: the footer's main keys for the
 // current screen and modal, and only keys that can fire now.
 func (m Model) ShortHelp() []key.Binding {
 	km := m.keys
+	s := m.session()
 	switch m.modal {
 	case modalInput:
 		return []key.Binding{km.Confirm, withHelp(km.Back, "cancel")}
@@ -33,7 +59,7 @@ func (m Model) ShortHelp() []key.Binding {
 	case modalNote:
 		return []key.Binding{km.Save, withHelp(km.Back, "cancel")}
 	case modalPicker:
-		digits := m.labelHelp()
+		digits := s.labelHelp()
 		if len(m.picker.items) > len(km.Label) {
 			digits = km.Digits
 		}
@@ -43,112 +69,15 @@ func (m Model) ShortHelp() []key.Binding {
 	case modalHelp:
 		return []key.Binding{withHelp(km.Help, "close help"), km.Quit}
 	}
-	if d := m.docScreen(); d != nil {
-		return append(d.ShortHelp(), km.Help, km.Quit)
-	}
-	if m.screen == screenClusters {
-		return m.clustersShortHelp()
-	}
-	if m.pol.agreement {
-		return m.adjudicateShortHelp()
-	}
-	if m.screen == screenTrace {
-		b := []key.Binding{m.labelHelp(), km.NextTrace, km.NextTab, km.Search}
-		if m.trace.query != "" {
-			b = append(b, km.NextMatch)
-		}
-		return append(b, km.Skip, km.Undo, km.Back, km.Help, km.PrevTrace)
-	}
-	b := []key.Binding{m.labelHelp()}
-	if n := len(m.queue.markedIDs()); n > 0 {
-		b = []key.Binding{withHelp(m.labelHelp(), fmt.Sprintf("label the %d marked", n)), km.Accept, withHelp(km.Back, "clear marks")}
-	}
-	if len(m.queue.view) > 0 {
-		b = append(b, km.Open)
-	}
-	b = append(b, m.clusterShortHelp()...)
-	b = append(b, km.Filter)
-	if m.queue.filter != "" {
-		b = append(b, withHelp(km.Back, "clear filter"))
-	}
-	return append(b, km.Skip, km.Undo, km.Help, km.Quit)
+	return m.screenOf(m.screen).ShortHelp(s)
 }
 
 // FullHelp implements help.KeyMap: every key valid now, in columns.
 func (m Model) FullHelp() [][]key.Binding {
-	km := m.keys
 	if m.modal != modalNone && m.modal != modalHelp {
 		return [][]key.Binding{m.ShortHelp()}
 	}
-	move := []key.Binding{km.Down, km.Up, km.Top, km.Bottom, km.HalfDown, km.HalfUp}
-	label := []key.Binding{m.labelHelp(), km.Picker, km.Tags, km.Note, km.Skip, km.Undo, km.Redo}
-	if len(m.tax.Classes) > len(km.Label) {
-		label = append(label, km.MoreClasses)
-	}
-	global := []key.Binding{km.Help, km.Switch, km.Mouse, km.Quit}
-	if d := m.docScreen(); d != nil {
-		cols := d.FullHelp()
-		if m.pol.agreement {
-			cols = append(cols, []key.Binding{withHelp(km.Agreement, "close agreement")})
-		}
-		return append(cols, global)
-	}
-	if m.screen == screenClusters {
-		return m.clustersFullHelp(move, global)
-	}
-	label[0] = withHelp(label[0], m.pol.labelWord)
-	label[3] = withHelp(label[3], m.pol.noteWord)
-	if m.pol.agreement {
-		global = append([]key.Binding{km.Agreement}, global...)
-		if m.screen == screenQueue {
-			global = append(global, m.showAllHelp())
-		}
-	}
-	if m.screen == screenQueue {
-		q := []key.Binding{km.Open, km.Filter, km.Sort, km.NextTrace, km.PrevTrace}
-		if m.queue.filter != "" {
-			q = append(q, withHelp(km.Back, "clear filter"))
-		}
-		if m.bulkRefusal() != "" {
-			return [][]key.Binding{move, q, label, global}
-		}
-		bulk := []key.Binding{km.Mark, km.Range, km.MarkAll, withHelp(m.labelHelp(), "label the marked"), km.Accept}
-		if len(m.queue.markedIDs()) > 0 {
-			bulk = append(bulk, withHelp(km.Back, "clear marks"))
-		}
-		return [][]key.Binding{move, q, label, bulk, m.clusterHelp(), global}
-	}
-	v := &m.trace
-	t := []key.Binding{km.NextTrace, km.PrevTrace, km.NextTab, km.PrevTab, km.Search}
-	if v.query != "" {
-		t = append(t, km.NextMatch, km.PrevMatch, withHelp(km.Back, "clear search"))
-	} else {
-		t = append(t, withHelp(km.Back, "back to queue"))
-	}
-	pane := []key.Binding{km.Wrap}
-	if !v.wrap {
-		pane = append(pane, km.Left, km.Right)
-	}
-	switch v.tab {
-	case tabDiff:
-		if len(v.doc().files) > 0 {
-			pane = append(pane, km.NextHunk, km.PrevHunk, km.NextFile, km.PrevFile, km.Files)
-		}
-	case tabTimeline:
-		if len(v.doc().calls) > 0 {
-			pane = append(pane, km.NextCall, km.PrevCall, km.Fold)
-		}
-		pane = append(pane, km.FoldAll)
-	case tabEvidence:
-		if len(v.doc().evs) > 0 {
-			pane = append(pane, km.Jump)
-		}
-	}
-	cols := [][]key.Binding{move, t}
-	if len(pane) > 0 {
-		cols = append(cols, pane)
-	}
-	return append(cols, label, m.clusterHelp(), global)
+	return m.screenOf(m.screen).FullHelp(m.session())
 }
 
 // withHelp is b with another description, for keys whose meaning depends
@@ -217,29 +146,10 @@ func helpGrid(st *Styles, groups [][]key.Binding, width int) string {
 	return b.String()
 }
 
-// adjudicateShortHelp is the adjudication footer: the final label, the
-// reason, the agreement view and, in the queue, the scope toggle.
-func (m Model) adjudicateShortHelp() []key.Binding {
-	km := m.keys
-	final := withHelp(m.labelHelp(), "final label")
-	if m.screen == screenTrace {
-		b := []key.Binding{final, withHelp(km.Note, "reason"), km.NextTrace, km.NextTab, km.Search}
-		if m.trace.query != "" {
-			b = append(b, km.NextMatch)
-		}
-		return append(b, km.Undo, km.Agreement, km.Back, km.Help)
-	}
-	b := []key.Binding{final}
-	if len(m.queue.view) > 0 {
-		b = append(b, km.Open)
-	}
-	return append(b, withHelp(km.Note, "reason"), km.Undo, km.Agreement, m.showAllHelp(), km.Help, km.Quit)
-}
-
 // showAllHelp names what the scope toggle switches to.
-func (m Model) showAllHelp() key.Binding {
-	if m.showAll {
-		return withHelp(m.keys.ShowAll, "disagreements only")
+func (s *session) showAllHelp() key.Binding {
+	if s.showAll {
+		return withHelp(s.keys.ShowAll, "disagreements only")
 	}
-	return m.keys.ShowAll
+	return s.keys.ShowAll
 }

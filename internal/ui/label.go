@@ -284,7 +284,7 @@ func (m *Model) setTags(id int64, tags []string) tea.Cmd {
 		d := m.drafts[id]
 		d.tags, d.hasTags = tags, true
 		m.drafts[id] = d
-		m.status = "tags kept: they are stored with the primary (" + m.labelHelp().Help().Key + ")"
+		m.status = "tags kept: they are stored with the primary (" + m.session().labelHelp().Help().Key + ")"
 		return nil
 	}
 	it.Secondary = tags
@@ -302,7 +302,7 @@ func (m *Model) setNote(id int64, note string) tea.Cmd {
 		d := m.drafts[id]
 		d.note, d.hasNote = note, true
 		m.drafts[id] = d
-		m.status = "note kept: it is stored with the primary (" + m.labelHelp().Help().Key + ")"
+		m.status = "note kept: it is stored with the primary (" + m.session().labelHelp().Help().Key + ")"
 		return nil
 	}
 	if m.pol.reason && strings.TrimSpace(note) == "" {

@@ -48,6 +48,16 @@ type Config struct {
 	// Agreement, when set, starts the app on the agreement screen (agree
 	// --tui); its matrix cells and confused pairs open their traces.
 	Agreement *AgreementView
+	// LoadReport, set in place of Report, computes the report in a
+	// command: the app starts on the report screen at once, saying it is
+	// computing, and shows the figures when they come (a report over
+	// 100k traces takes seconds). LoadAgreement completes Agreement (its
+	// caveats read the whole store), shown meanwhile. They run once, off
+	// the UI goroutine, with the session's context, before the queue is
+	// read: the figures are what the reviewer asked for, the queue only
+	// what they open.
+	LoadReport    func(ctx context.Context) (*reportview.Report, error)
+	LoadAgreement func(ctx context.Context) (*AgreementView, error)
 	// Runs and Slices are what the : switcher offers besides screens.
 	Runs   []string
 	Slices []string
@@ -105,14 +115,14 @@ type Model struct {
 
 	width, height int
 	lay           layout
-	natural       queueCols // the queue's content widths, for the layout
+	natural       colWidths // the queue's content widths, for the layout
 
 	screen  screenID
 	modal   modalID
 	inputOf inputMode
 
-	queue  queueModel
-	trace  traceView
+	queue  queueScreen
+	trace  traceScreen
 	picker picker
 	note   textarea.Model
 	input  textinput.Model
@@ -161,6 +171,9 @@ type Model struct {
 	docs      [numScreens]docScreen
 	drillFrom screenID
 	drilled   bool
+	// docsPending counts the document screens being computed (LoadReport,
+	// LoadAgreement); the queue is read when it falls to zero.
+	docsPending int
 	// switching is the switcher's entries that match what is typed.
 	switching []switchEntry
 	// clusterStore computes the clusters (nil: the store cannot), shown
@@ -221,10 +234,18 @@ func New(store Store, cfg Config) Model {
 		input:  ti,
 		help:   h,
 		drafts: map[int64]draft{},
-		trace:  newTraceView(st.DiffView, cfg.Wrap),
+		trace:  traceScreen{newTraceView(st.DiffView, cfg.Wrap)},
 		pol:    policyFor(cfg),
 	}
+	if a := m.cfg.Agreement; a != nil && m.cfg.LoadAgreement != nil && a.Caveats == "" {
+		// Shown while LoadAgreement completes it; a copy, as the caller
+		// may still hold the view.
+		c := *a
+		c.Caveats = countingCaveats
+		m.cfg.Agreement = &c
+	}
 	m.startDocs()
+	m.docsPending = pendingDocs(&m.cfg)
 	m.clusterStore, _ = store.(ClusterStore)
 	m.clusters.open = -1
 	if cfg.Baseline != "" && m.clusterRefusal() == "" {
@@ -242,16 +263,19 @@ func (m Model) WithContext(ctx context.Context) Model {
 
 // Init implements tea.Model: it loads the queue.
 func (m Model) Init() tea.Cmd {
-	if m.store == nil {
-		return nil // a document screen on its own: nothing to load
+	docs := m.loadDocsCmd()
+	if m.store == nil || docs != nil {
+		// A document screen on its own, or one being computed: the
+		// queue is read once it is in (see docLoaded).
+		return docs
 	}
 	if m.adjudicating() {
-		return m.loadDisputesCmd(m.queueGen)
+		return tea.Batch(m.loadDisputesCmd(m.queueGen), docs)
 	}
 	if m.clusters.state == clustersLoading {
-		return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.loadClustersCmd(m.clusters.gen))
+		return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.loadClustersCmd(m.clusters.gen), docs)
 	}
-	return m.loadFirstQueueCmd(m.queueGen)
+	return tea.Batch(m.loadFirstQueueCmd(m.queueGen), docs)
 }
 
 // seedTaxonomy is the seed article's eight classes, used when the caller

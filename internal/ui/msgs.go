@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -14,13 +15,24 @@ type queueLoadedMsg struct {
 	reviews map[int64][]triage.LabelEvent
 	// natural is naturalCols(items), measured by the command: a whole
 	// queue of 600k items takes 0.2 s, which Update must not spend.
-	natural queueCols
+	natural colWidths
 }
 
 // agreementLoadedMsg carries the slice's agreement; gen drops a stale one.
+// pending marks agree --tui's completion (Config.LoadAgreement), which
+// may fail (err) with its figures still shown.
 type agreementLoadedMsg struct {
-	gen  int
-	view *AgreementView
+	gen     int
+	view    *AgreementView
+	err     error
+	pending bool
+}
+
+// reportLoadedMsg carries the report computed for the report screen
+// (Config.LoadReport), or why it could not be; it comes once.
+type reportLoadedMsg struct {
+	view *reportview.Report
+	err  error
 }
 
 // traceLoadedMsg carries everything one trace screen shows. id and gen

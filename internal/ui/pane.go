@@ -242,8 +242,7 @@ func (v *traceView) overflows(t tabID) bool {
 // paneRows draws the current pane's visible lines, exactly height of
 // them: the diff's sticky file header first, then the rows from the top
 // position, each as the lines it takes.
-func (m Model) paneRows() []string {
-	v := &m.trace
+func (v *traceView) paneRows(st *Styles) []string {
 	t, d := v.tab, v.doc()
 	sel := v.sel(t)
 	out := make([]string, 0, v.height)
@@ -253,7 +252,7 @@ func (m Model) paneRows() []string {
 		if f := d.diff.FileOf(start); f >= 0 && f < len(d.files) {
 			hdr = d.files[f]
 		}
-		if ls := m.rowLines(t, hdr, sel); len(ls) > 0 {
+		if ls := v.rowLines(st, t, hdr, sel); len(ls) > 0 {
 			out = append(out, ls[0])
 		}
 		if start == hdr {
@@ -261,7 +260,7 @@ func (m Model) paneRows() []string {
 		}
 	}
 	for i := start; i < d.len() && len(out) < v.height; i++ {
-		ls := m.rowLines(t, i, sel)
+		ls := v.rowLines(st, t, i, sel)
 		if i == start && sub > 0 {
 			ls = ls[min(sub, len(ls)):]
 		}
@@ -279,8 +278,7 @@ func (m Model) paneRows() []string {
 }
 
 // rowLines draws row i of tab t as the lines it takes.
-func (m Model) rowLines(t tabID, i, sel int) []string {
-	v := &m.trace
+func (v *traceView) rowLines(st *Styles, t tabID, i, sel int) []string {
 	d := &v.docs[t]
 	if d.view != nil {
 		rows := d.view.Row(i)
@@ -288,11 +286,11 @@ func (m Model) rowLines(t tabID, i, sel int) []string {
 			// A jump target or mark: a marker before the row, which
 			// gives up its last cells (padding, mostly) rather than the
 			// start of a file name or line number.
-			rows = append([]string{m.st.Content.Selected.Render("▶ ") + ansi.Truncate(rows[0], max(0, v.width-2), "")}, rows[1:]...)
+			rows = append([]string{st.Content.Selected.Render("▶ ") + ansi.Truncate(rows[0], max(0, v.width-2), "")}, rows[1:]...)
 		}
 		return rows
 	}
-	return renderDocLine(m.st, &d.lines[i], v.width, v.query, v.idents, i == sel, v.xoff[t], v.wrap)
+	return renderDocLine(st, &d.lines[i], v.width, v.query, v.idents, i == sel, v.xoff[t], v.wrap)
 }
 
 // paneFlags is the tab bar's note of the pane's mode: wrapping, or the

@@ -15,8 +15,12 @@ type policy struct {
 	// labelWord and noteWord are how help names a label and a note;
 	// noteTitle heads the note box, yours the trace header's own label.
 	labelWord, noteWord, noteTitle, yours string
-	// empty is what an empty queue says.
-	empty string
+	// empty is what an empty queue says; done what a finished item is
+	// ("labelled", "settled").
+	empty, done string
+	// columns are the queue's, in order (the rules' are not there when
+	// blind; the reviewers' are when adjudicating).
+	columns []column
 	// blind hides the rules' verdict, evidence highlights and other
 	// reviewers' labels; they are not even fetched. No report, no other
 	// run: the switcher offers only the screens and slices.
@@ -38,13 +42,15 @@ type policy struct {
 // reviewPolicy reviews a run's leftovers (or every trace, with All).
 func reviewPolicy() policy {
 	return policy{title: "triage review", label: triage.KindHuman, labelWord: "label", noteWord: "note",
-		noteTitle: "Note", yours: "yours ", empty: "Nothing to review: no leftovers here."}
+		noteTitle: "Note", yours: "yours ", empty: "Nothing to review: no leftovers here.", done: "labelled",
+		columns: reviewColumns(false)}
 }
 
 // blindPolicy reviews a held-out slice blind.
 func blindPolicy() policy {
 	p := reviewPolicy()
 	p.blind, p.slice = true, true
+	p.columns = reviewColumns(true)
 	p.noBulk = "bulk decisions are off in blind review: every trace is read and labelled on its own"
 	return p
 }
@@ -52,8 +58,8 @@ func blindPolicy() policy {
 // adjudicatePolicy settles a slice's disagreements.
 func adjudicatePolicy() policy {
 	return policy{title: "triage adjudicate", label: triage.KindAdjudication, labelWord: "final label", noteWord: "reason",
-		noteTitle: "Reason", yours: "final ", empty: "No disagreements on this slice: nothing to settle.",
-		reviewers: true, reason: true, slice: true, agreement: true,
+		noteTitle: "Reason", yours: "final ", empty: "No disagreements on this slice: nothing to settle.", done: "settled",
+		columns: adjudicateColumns(), reviewers: true, reason: true, slice: true, agreement: true,
 		noBulk: "bulk decisions are off in adjudication: each settlement needs its own reason"}
 }
 

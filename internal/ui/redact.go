@@ -78,4 +78,4 @@ func redactReviews(rd *triage.Redactor, reviews map[int64][]triage.LabelEvent) {
 
 // shown is a configured name (the reviewer, the slice, the run) as the
 // screen draws it: masked under --redact.
-func (m Model) shown(s string) string { return m.cfg.Redactor.String(s) }
+func (s *session) shown(t string) string { return s.cfg.Redactor.String(t) }

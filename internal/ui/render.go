@@ -13,16 +13,15 @@ import (
 // renderDoc draws the visible window of the current pane: only the
 // rows on screen are sanitized, highlighted and styled, so a 20,000-line
 // diff costs what a screenful does.
-func (m Model) renderDoc() string {
-	v := &m.trace
+func (v *traceView) renderDoc(st *Styles) string {
 	d := v.doc()
 	if v.width <= 0 || v.height <= 0 {
 		return ""
 	}
 	if d.len() == 0 {
-		return m.st.App.Muted.Render(ansi.Truncate(d.empty, v.width, "…")) + strings.Repeat("\n", v.height-1)
+		return st.App.Muted.Render(ansi.Truncate(d.empty, v.width, "…")) + strings.Repeat("\n", v.height-1)
 	}
-	return strings.Join(m.paneRows(), "\n")
+	return strings.Join(v.paneRows(st), "\n")
 }
 
 // lineStyle is the base style and fixed prefix of a document line.

@@ -5,10 +5,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 )
 
-// HandleKey applies one key to the queue (movement, sort, clearing marks
+// handleKey applies one key to the queue (movement, sort, clearing marks
 // and the filter) and returns what the root must do: open a trace, the
 // filter line, or leave a drill-down.
-func (q *queueModel) HandleKey(msg tea.KeyMsg, km *KeyMap, blind, drilled bool) Action {
+func (q *queueModel) handleKey(msg tea.KeyMsg, km *KeyMap, blind, drilled bool) Action {
 	half := max(1, q.height/2)
 	switch {
 	case key.Matches(msg, km.Down), key.Matches(msg, km.NextTrace):
@@ -47,11 +47,11 @@ func (q *queueModel) HandleKey(msg tea.KeyMsg, km *KeyMap, blind, drilled bool) 
 	return Action{}
 }
 
-// HandleKey applies one key to the trace view (scrolling, panes, search
+// handleKey applies one key to the trace view (scrolling, panes, search
 // matches, wrap, the diff's marks, the timeline's calls and folds) and
 // returns what the root must do: go back, step to another trace, open
 // the search line or the file list.
-func (v *traceView) HandleKey(msg tea.KeyMsg, km *KeyMap) Action {
+func (v *traceView) handleKey(msg tea.KeyMsg, km *KeyMap) Action {
 	half := max(1, v.height/2)
 	switch {
 	case key.Matches(msg, km.Back):

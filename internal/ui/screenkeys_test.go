@@ -10,11 +10,10 @@ import (
 // each key decides, with no root model around it.
 func TestQueueHandleKeyActions(t *testing.T) {
 	t.Parallel()
-	km := DefaultKeyMap()
 	for _, tt := range []struct {
 		key     string
 		drilled bool
-		setup   func(q *queueModel)
+		setup   func(q *queueScreen)
 		want    Action
 		cursor  int
 	}{
@@ -26,18 +25,22 @@ func TestQueueHandleKeyActions(t *testing.T) {
 		{key: "o", want: Action{status: "sorted by task"}},
 		{key: "esc"},
 		{key: "esc", drilled: true, want: Action{kind: actCloseDrill}},
-		{key: "esc", drilled: true, setup: func(q *queueModel) { _ = q.apply("T01", false) }, want: Action{status: "filter cleared"}},
-		{key: "esc", drilled: true, setup: func(q *queueModel) { q.toggleMark() }, want: Action{status: "marks cleared"}},
+		{key: "esc", drilled: true, setup: func(q *queueScreen) { _ = q.apply("T01", false) }, want: Action{status: "filter cleared"}},
+		{key: "esc", drilled: true, setup: func(q *queueScreen) { q.toggleMark() }, want: Action{status: "marks cleared"}},
 	} {
 		t.Run(tt.key, func(t *testing.T) {
 			t.Parallel()
-			var q queueModel
-			q.setHeight(10)
+			m := New(newFake(3), testConfig())
+			s := m.session()
+			s.drilled = tt.drilled
+			var q queueScreen
+			q.SetSize(100, 10)
 			q.setItems(newFake(3).items, false)
 			if tt.setup != nil {
 				tt.setup(&q)
 			}
-			require.Equal(t, tt.want, q.HandleKey(keyMsg(tt.key), &km, false, tt.drilled))
+			var scr screen = &q
+			require.Equal(t, tt.want, scr.HandleKey(keyMsg(tt.key), s))
 			require.Equal(t, tt.cursor, q.cursor)
 		})
 	}
@@ -47,7 +50,6 @@ func TestQueueHandleKeyActions(t *testing.T) {
 // keys that ask the root to act.
 func TestTraceHandleKeyActions(t *testing.T) {
 	t.Parallel()
-	km := DefaultKeyMap()
 	m := press(t, started(t, newFake(3), testConfig(), 100, 30), "enter")
 	for _, tt := range []struct {
 		key  string
@@ -61,9 +63,28 @@ func TestTraceHandleKeyActions(t *testing.T) {
 		{"j", Action{}},
 	} {
 		v := m.trace
-		require.Equal(t, tt.want, v.HandleKey(keyMsg(tt.key), &km), tt.key)
+		require.Equal(t, tt.want, v.HandleKey(keyMsg(tt.key), m.session()), tt.key)
 	}
 	v := m.trace
 	v.setTab(tabDiff)
-	require.Equal(t, Action{kind: actFiles}, v.HandleKey(keyMsg("F"), &km))
+	require.Equal(t, Action{kind: actFiles}, v.HandleKey(keyMsg("F"), m.session()))
+}
+
+// TestScreenRegistry: every screen is in the registry, once, with a name
+// and a component, and the root routes each one's size there.
+func TestScreenRegistry(t *testing.T) {
+	t.Parallel()
+	m := started(t, newFake(3), reportConfig(), 100, 30)
+	names := map[string]bool{}
+	for id, d := range screenDefs() {
+		require.Equal(t, screenID(id), d.id, "screen %d is registered", id)
+		require.NotEmpty(t, d.name)
+		require.False(t, names[d.name], d.name)
+		names[d.name] = true
+		require.NotNil(t, m.screenOf(d.id), d.name)
+	}
+	require.Equal(t, 30-queueChrome, m.queue.height)
+	require.Equal(t, 30-traceChrome, m.trace.height)
+	require.Equal(t, 30-queueChrome, m.clusters.height)
+	require.Equal(t, 30-agreeChrome, m.docs[screenReport].height)
 }

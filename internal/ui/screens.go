@@ -2,29 +2,135 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/triage-dev/triage/internal/triage"
 )
 
-// docDef is a document screen: its name, and the document it shows in
-// a session (nil: the session has no such screen). A new document
-// screen is its own file (a renderer and a page func) and one line in
-// docDefs.
-type docDef struct {
+// screen is what the root asks of every screen. The root sizes it (h is
+// the height under the screen's own title lines), hands it the keys and
+// clicks it does not take itself (global keys, modals, labelling),
+// performs the Action it returns and draws it above the status line.
+// s is the session as the screen may read it: built by the root for each
+// call, never kept, never written.
+type screen interface {
+	SetSize(w, h int)
+	HandleKey(msg tea.KeyMsg, s *session) Action
+	HandleMouse(msg tea.MouseMsg, s *session) Action
+	View(s *session) string
+	ShortHelp(s *session) []key.Binding
+	FullHelp(s *session) [][]key.Binding
+}
+
+// screenDef is one screen of the app: its name (in titles and the
+// switcher) and where its component is in the root.
+type screenDef struct {
 	id   screenID
 	name string
-	page func(m *Model) func(width int) page
+	of   func(m *Model) screen
+}
+
+// screenDefs is the registry of screens. A screen is its own file, its
+// screenID and one line here (a typed field of the root holds it); a
+// document screen's line is in docDefs, and m.docs holds it.
+func screenDefs() [numScreens]screenDef {
+	var defs [numScreens]screenDef
+	for _, d := range []screenDef{
+		{screenQueue, "review", func(m *Model) screen { return &m.queue }},
+		{screenTrace, "trace", func(m *Model) screen { return &m.trace }},
+		{screenClusters, "clusters", func(m *Model) screen { return &m.clusters }},
+	} {
+		defs[d.id] = d
+	}
+	for _, d := range docDefs() {
+		id := d.id
+		defs[id] = screenDef{id, d.name, func(m *Model) screen { return &m.docs[id] }}
+	}
+	return defs
+}
+
+// screenOf is the component that is screen id.
+func (m *Model) screenOf(id screenID) screen { return screenDefs()[id].of(m) }
+
+// screenName names a screen in the title and the switcher.
+func screenName(id screenID) string { return screenDefs()[id].name }
+
+// session is what the screens read of the session the root runs.
+type session struct {
+	st      *Styles
+	keys    *KeyMap
+	tax     *triage.Taxonomy
+	pol     *policy
+	cfg     *Config
+	queue   *queueModel // the review queue, where the trace screen is in it
+	drafts  map[int64]draft
+	reviews map[int64][]triage.LabelEvent
+	showAll bool
+	// drilled: the queue shows a figure's traces, from screen drillFrom.
+	drilled   bool
+	drillFrom screenID
+	// clusters: this session has the clusters screen.
+	clusters bool
+}
+
+// session is the session for this call's screen.
+func (m *Model) session() *session {
+	return &session{st: m.st, keys: m.keys, tax: m.tax, pol: &m.pol, cfg: &m.cfg, queue: &m.queue.queueModel,
+		drafts: m.drafts, reviews: m.reviews, showAll: m.showAll, drilled: m.drilled, drillFrom: m.drillFrom, clusters: m.clusterRefusal() == ""}
+}
+
+// docDef is a document screen: its name, the document it shows in a
+// session (nil: the session has no such screen) and its title. A new
+// document screen is its own file (a renderer, a page func, a title
+// func) and one line in docDefs.
+type docDef struct {
+	id    screenID
+	name  string
+	page  func(m *Model) func(width int) page
+	title func(s *session) []string
 }
 
 // docDefs are the document screens.
 func docDefs() []docDef {
 	return []docDef{
-		{screenAgreement, "agreement", agreementDoc},
-		{screenReport, "report", reportDoc},
+		{screenAgreement, "agreement", agreementDoc, agreementTitle},
+		{screenReport, "report", reportDoc, reportTitle},
 	}
+}
+
+// newDoc is document screen id showing page.
+func (m *Model) newDoc(id screenID, page func(int) page) docScreen {
+	d := newDocScreen(m.st, m.keys, page)
+	for _, def := range docDefs() {
+		if def.id == id {
+			d.title = def.title
+		}
+	}
+	return d
+}
+
+// agreementTitle names the agreement: the slice being adjudicated, or
+// what agree --tui rated.
+func agreementTitle(s *session) []string {
+	if s.pol.agreement {
+		return []string{s.pol.title, s.shown(s.cfg.Reviewer), "agreement on slice " + s.shown(s.cfg.Slice)}
+	}
+	parts := []string{"triage agreement"}
+	if a := s.cfg.Agreement; a != nil && a.Title != "" {
+		parts = append(parts, s.shown(a.Title))
+	}
+	return parts
+}
+
+// reportTitle names the report's run.
+func reportTitle(s *session) []string {
+	parts := []string{"triage report"}
+	if r := s.cfg.Report; r != nil && r.Title != "" {
+		parts = append(parts, s.shown(r.Title))
+	}
+	return parts
 }
 
 // agreementDoc is agree --tui's agreement; adjudication computes its own
@@ -36,13 +142,102 @@ func agreementDoc(m *Model) func(int) page {
 	return m.agreementPage(m.cfg.Agreement, "")
 }
 
-// reportDoc is report --tui's report.
+// reportDoc is report --tui's report, or a note while it is being
+// computed.
 func reportDoc(m *Model) func(int) page {
 	r, st := m.cfg.Report, m.st
-	if r == nil {
+	switch {
+	case r != nil:
+		return func(w int) page { return renderReport(st, r, w) }
+	case m.cfg.LoadReport != nil:
+		return notePage(st, computingReport)
+	}
+	return nil
+}
+
+// What a document screen says while its figures are computed.
+const (
+	computingReport    = "Computing the report…"
+	computingAgreement = "Computing agreement…"
+	// countingCaveats stands in for agree --tui's caveats meanwhile.
+	countingCaveats = "still being counted over the whole store…"
+)
+
+// loadDocsCmd computes the document screens the session was given as
+// functions (report --tui, agree --tui over a store), one command each:
+// the first frame shows the screen saying it is computing (pendingDocs
+// counts them).
+func (m *Model) loadDocsCmd() tea.Cmd {
+	ctx := m.ctx
+	var cmds []tea.Cmd
+	if load := m.cfg.LoadReport; load != nil && m.cfg.Report == nil {
+		cmds = append(cmds, func() tea.Msg {
+			v, err := load(ctx)
+			return reportLoadedMsg{view: v, err: err}
+		})
+	}
+	if load := m.cfg.LoadAgreement; load != nil {
+		gen := m.agreeGen
+		cmds = append(cmds, func() tea.Msg {
+			v, err := load(ctx)
+			return agreementLoadedMsg{gen: gen, view: v, err: err, pending: true}
+		})
+	}
+	return tea.Batch(cmds...)
+}
+
+// pendingDocs counts the document screens a session computes (see
+// loadDocsCmd).
+func pendingDocs(cfg *Config) int {
+	n := 0
+	if cfg.LoadReport != nil && cfg.Report == nil {
+		n++
+	}
+	if cfg.LoadAgreement != nil {
+		n++
+	}
+	return n
+}
+
+// docLoaded counts a computed document screen in, and reads the queue
+// once the last is: the figures first, then what they open. An
+// adjudication's agreement (A) was never pending.
+func (m *Model) docLoaded() tea.Cmd {
+	if m.docsPending == 0 {
 		return nil
 	}
-	return func(w int) page { return renderReport(st, r, w) }
+	m.docsPending--
+	if m.docsPending > 0 || m.store == nil {
+		return nil
+	}
+	return m.loadFirstQueueCmd(m.queueGen)
+}
+
+// setReport shows a computed report, or says why there is none.
+func (m *Model) setReport(msg reportLoadedMsg) {
+	d := &m.docs[screenReport]
+	if msg.err != nil {
+		m.errText = "report: " + msg.err.Error()
+		d.SetRender(notePage(m.st, "No report: "+msg.err.Error()))
+		return
+	}
+	m.cfg.Report = msg.view
+	d.SetRender(reportDoc(m))
+}
+
+// setAgreement shows a computed agreement: agree --tui's keeps its title
+// for the screen's. A completion that failed (agree --tui's caveats)
+// leaves the figures shown and says why.
+func (m *Model) setAgreement(msg agreementLoadedMsg) {
+	v := msg.view
+	if msg.err != nil {
+		m.errText = "agreement: " + msg.err.Error()
+		return
+	}
+	if !m.pol.agreement {
+		m.cfg.Agreement = v
+	}
+	m.docs[screenAgreement].SetRender(m.agreementPage(v, ""))
 }
 
 // startDocs builds the session's document screens; the app starts on
@@ -53,7 +248,7 @@ func (m *Model) startDocs() {
 		if page == nil {
 			continue
 		}
-		m.docs[d.id] = newDocScreen(m.st, m.keys, page)
+		m.docs[d.id] = m.newDoc(d.id, page)
 		if m.screen == screenQueue {
 			m.screen, m.docs[d.id].back = d.id, "quit"
 		}
@@ -69,67 +264,35 @@ func (m *Model) docScreen() *docScreen {
 	return nil
 }
 
-// screenName names a screen in the title and the switcher.
-func screenName(s screenID) string {
-	for _, d := range docDefs() {
-		if d.id == s {
-			return d.name
-		}
-	}
-	switch s {
-	case screenTrace:
-		return "trace"
-	case screenClusters:
-		return "clusters"
-	}
-	return "review"
-}
-
 // agreementPage renders an agreement view, or a note in its place (it is
 // being computed, or failed) when v is nil.
 func (m *Model) agreementPage(v *AgreementView, note string) func(int) page {
 	st := m.st
 	if v == nil && note != "" {
-		return func(w int) page {
-			return page{lines: []string{st.App.Muted.Render(ansi.Truncate(sanitizeLine(note), w, "…"))}}
-		}
+		return notePage(st, note)
 	}
 	return func(w int) page { return renderAgreement(st, v, w) }
 }
 
-// handleDocKey routes a key to a document screen and performs the action
-// it returns.
-func (m Model) handleDocKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	d := m.docScreen() // of this copy of the model, which is returned
-	if m.pol.agreement && key.Matches(msg, m.keys.Agreement) {
-		return m.leaveDoc()
+// notePage is a document of one muted line: a screen being computed, or
+// why it could not be.
+func notePage(st *Styles, note string) func(int) page {
+	return func(w int) page {
+		return page{lines: []string{st.App.Muted.Render(ansi.Truncate(sanitizeLine(note), w, "…"))}}
 	}
-	a := d.HandleKey(msg)
-	if a.status != "" {
-		m.status = a.status
-	}
-	switch a.kind {
-	case actBack:
-		return m.leaveDoc()
-	case actSearch:
-		return m, m.openInput(inputDocSearch, d.query)
-	case actDrill:
-		return m, m.openDrill(a.drill)
-	}
-	return m, nil
 }
 
 // leaveDoc goes back from a document screen: to the screen it was opened
 // from in an adjudication, else (the screen the app started on) it quits,
 // as the standalone pagers did.
-func (m Model) leaveDoc() (tea.Model, tea.Cmd) {
+func (m *Model) leaveDoc() tea.Cmd {
 	if m.pol.agreement && m.screen == screenAgreement {
 		m.screen = m.prevScreen
 		m.agreeGen++ // A computation in flight is now stale.
-		return m, nil
+		return nil
 	}
 	m.quitting = true
-	return m, tea.Quit
+	return tea.Quit
 }
 
 // openDrill shows a figure's traces in the queue: a drill-down that esc
@@ -164,24 +327,4 @@ func (m *Model) drillStatus() string {
 func (m *Model) closeDrill() {
 	m.queue.setOnly("", nil, m.pol.blind)
 	m.screen, m.drilled = m.drillFrom, false
-}
-
-// docView is a document screen: a title naming the screen, then the
-// visible window of the document.
-func (m Model) docView() string {
-	d := m.docScreen()
-	parts := []string{"triage " + screenName(m.screen)}
-	switch {
-	case m.screen == screenAgreement && m.pol.agreement:
-		parts = []string{m.pol.title, m.shown(m.cfg.Reviewer), "agreement on slice " + m.shown(m.cfg.Slice)}
-	case m.screen == screenAgreement && m.cfg.Agreement != nil && m.cfg.Agreement.Title != "":
-		parts = append(parts, m.shown(m.cfg.Agreement.Title))
-	case m.screen == screenReport && m.cfg.Report != nil && m.cfg.Report.Title != "":
-		parts = append(parts, m.shown(m.cfg.Report.Title))
-	}
-	title := m.st.App.Title.Render(sanitizeLine(strings.Join(parts, " · ")))
-	if t := d.current(); t != nil && t.drill.why == "" {
-		title += m.st.App.Muted.Render(sanitizeLine(fmt.Sprintf(" · enter opens %s (%d)", t.drill.title, len(t.drill.keys))))
-	}
-	return ansi.Truncate(title, m.width, "…") + "\n" + d.View()
 }

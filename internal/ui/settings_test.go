@@ -29,7 +29,7 @@ func TestMouseClicks(t *testing.T) {
 	require.Equal(t, int64(4), m.trace.id)
 
 	// Tabs: " [Timeline 4] " then " Diff 2 ", " Tests ", …
-	bar := m.tabBarRow()
+	bar := tabBarRow(&m.pol)
 	m = settle(t, m, click(16, bar))
 	require.Equal(t, tabDiff, m.trace.tab)
 	m = settle(t, m, click(2, bar))
@@ -39,7 +39,7 @@ func TestMouseClicks(t *testing.T) {
 	for tab := range numTabs {
 		x, found := 0, false
 		for ; x < 100; x++ {
-			if got, ok := m.tabAt(x); ok && got == tab {
+			if got, ok := m.trace.tabAt(m.st, x); ok && got == tab {
 				found = true
 				break
 			}

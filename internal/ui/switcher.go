@@ -156,9 +156,12 @@ func (m *Model) switchTo(e switchEntry) tea.Cmd {
 func (m *Model) reloadQueue() tea.Cmd {
 	m.queueGen++
 	m.traceGen++
-	m.queue = queueModel{}
+	m.queue = queueScreen{}
 	m.drilled = false
 	m.screen = screenQueue
+	// The queue is read now: a report still being computed need not
+	// start it when it comes.
+	m.docsPending = 0
 	m.resize(m.width, m.height)
 	return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.resetClusters())
 }

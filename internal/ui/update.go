@@ -43,9 +43,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case agreementLoadedMsg:
 		if msg.gen == m.agreeGen {
-			m.docs[screenAgreement].SetRender(m.agreementPage(msg.view, ""))
+			m.setAgreement(msg)
+		}
+		if msg.pending {
+			return m, m.docLoaded()
 		}
 		return m, nil
+	case reportLoadedMsg:
+		m.setReport(msg)
+		return m, m.docLoaded()
 	case traceLoadedMsg:
 		if msg.gen != m.traceGen || msg.id != m.trace.id {
 			return m, nil // A stale answer for a trace already left.
@@ -99,72 +105,9 @@ func (m Model) handleMouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 	if !m.cfg.Mouse || msg.Action != tea.MouseActionPress || m.modal != modalNone || m.lay.tooSmall {
 		return m, nil
 	}
-	d := 0
 	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		d = -wheelLines
-	case tea.MouseButtonWheelDown:
-		d = wheelLines
-	case tea.MouseButtonLeft:
-		return m.click(msg.X, msg.Y)
-	default:
-		return m, nil
-	}
-	switch m.screen {
-	case screenTrace:
-		m.trace.scroll(d)
-	case screenAgreement, screenReport:
-		m.docScreen().scroll(d)
-	case screenClusters:
-		m.clusters.move(d)
-	default:
-		// As with a key, the whole queue must not move the cursor the
-		// reviewer moved on the first page.
-		m.queue.moved = m.queue.moved || m.queue.partial
-		m.queue.move(d)
-	}
-	return m, nil
-}
-
-// click acts on a left click: a queue row moves the cursor there (a
-// click on the cursor's row opens it), a tab of the trace screen shows
-// that pane.
-func (m Model) click(x, y int) (Model, tea.Cmd) {
-	if d := m.docScreen(); d != nil {
-		// A figure: the first click puts the cursor on it, a second
-		// opens its traces, as enter does. The body starts below the
-		// title line.
-		line := d.offset + y - 1
-		if d.xoff > 0 && x >= d.pg.frozenAt(line) {
-			x += d.xoff // past a frozen label, the line is shifted
-		}
-		if i, ok := d.targetAt(x, line); ok {
-			if i == d.cursor {
-				return m, m.perform(d.HandleKey(tea.KeyMsg{Type: tea.KeyEnter}))
-			}
-			d.setCursor(i)
-		}
-		return m, nil
-	}
-	switch m.screen {
-	case screenQueue:
-		q := &m.queue
-		i := q.offset + y - queueRowsTop
-		if y < queueRowsTop || i < 0 || i >= len(q.view) || i >= q.offset+q.height {
-			return m, nil
-		}
-		q.moved = q.moved || q.partial
-		if i == q.cursor {
-			return m, m.openTrace(q.current().TraceID)
-		}
-		q.moveTo(i)
-	case screenTrace:
-		if y != m.tabBarRow() {
-			return m, nil
-		}
-		if t, ok := m.tabAt(x); ok {
-			m.trace.setTab(t)
-		}
+	case tea.MouseButtonWheelUp, tea.MouseButtonWheelDown, tea.MouseButtonLeft:
+		return m, m.perform(m.screenOf(m.screen).HandleMouse(msg, m.session()))
 	}
 	return m, nil
 }
@@ -247,9 +190,6 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, m.keys.Switch):
 		return m, m.openSwitcher()
-	case key.Matches(msg, m.keys.Switch):
-		cmd := m.openSwitcher()
-		return m, cmd
 	case key.Matches(msg, m.keys.Mouse):
 		m.cfg.Mouse = !m.cfg.Mouse
 		if m.cfg.Mouse {
@@ -259,19 +199,21 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.status = "mouse off: the terminal selects text again (M turns it back on)"
 		return m, tea.DisableMouse
 	}
-	if m.docScreen() != nil {
-		return m.handleDocKey(msg)
-	}
-	if cmd, ok := m.handleClusterKey(msg); ok {
-		return m, cmd
-	}
 	if m.pol.agreement {
 		switch {
+		case key.Matches(msg, m.keys.Agreement) && m.screen == screenAgreement:
+			return m, m.leaveDoc()
 		case key.Matches(msg, m.keys.Agreement):
 			return m, m.openAgreement()
 		case m.screen == screenQueue && key.Matches(msg, m.keys.ShowAll):
 			return m, m.toggleAll()
 		}
+	}
+	if m.docScreen() != nil {
+		return m, m.perform(m.screenOf(m.screen).HandleKey(msg, m.session()))
+	}
+	if cmd, ok := m.handleClusterKey(msg); ok {
+		return m, cmd
 	}
 	if m.cfg.Reviewer == "" && m.labelling(msg) {
 		m.status = "read only: no reviewer (set --reviewer, $TRIAGE_REVIEWER or reviewer in the config file) to label"
@@ -283,21 +225,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if cmd, ok := m.handleLabelKey(msg); ok {
 		return m, cmd
 	}
-	if m.screen == screenTrace {
-		return m.handleTraceKey(msg)
-	}
-	return m.handleQueueKey(msg)
-}
-
-// handleQueueKey hands a key to the queue and performs what it decided.
-func (m Model) handleQueueKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	return m, m.perform(m.queue.HandleKey(msg, m.keys, m.pol.blind, m.drilled))
-}
-
-// handleTraceKey hands a key to the trace view and performs what it
-// decided.
-func (m Model) handleTraceKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
-	return m, m.perform(m.trace.HandleKey(msg, m.keys))
+	return m, m.perform(m.screenOf(m.screen).HandleKey(msg, m.session()))
 }
 
 // perform does what a screen's key handler decided: the side effects
@@ -314,11 +242,21 @@ func (m *Model) perform(a Action) tea.Cmd {
 	case actCloseDrill:
 		m.closeDrill()
 	case actBack:
+		switch {
+		case m.docScreen() != nil:
+			return m.leaveDoc()
+		case m.screen == screenTrace:
+			m.traceGen++ // Any load in flight is now stale.
+		}
 		m.screen = screenQueue
-		m.traceGen++ // Any load in flight is now stale.
+	case actCluster:
+		return m.openCluster(m.clusters.cursor)
 	case actStep:
 		return m.stepTrace(a.n)
 	case actSearch:
+		if d := m.docScreen(); d != nil {
+			return m.openInput(inputDocSearch, d.query)
+		}
 		return m.openInput(inputSearch, m.trace.query)
 	case actFiles:
 		m.openFileList()

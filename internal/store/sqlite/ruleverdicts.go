@@ -288,9 +288,13 @@ func (o *ruleOverlay) get(trace int64) *triage.LabelEvent {
 // traceRange returns the lowest and highest trace id of run (of every
 // run when it is empty); hi < lo when there is none.
 func traceRange(ctx context.Context, q querier, runID string) (lo, hi int64, err error) {
-	query, args := `SELECT coalesce(min(id), 1), coalesce(max(id), 0) FROM traces`, []any(nil)
+	// Each bound its own subquery: SQLite reads a lone min or max of the
+	// rowid off the b-tree's end, but min and max together (or wrapped in
+	// coalesce) scan every trace, 12-22 ms at 100k under load, before
+	// each first page of the queue and each report.
+	query, args := `SELECT coalesce((SELECT min(id) FROM traces), 1), coalesce((SELECT max(id) FROM traces), 0)`, []any(nil)
 	if runID != "" {
-		query, args = query+` WHERE run_id = ?`, []any{runID}
+		query, args = `SELECT coalesce(min(id), 1), coalesce(max(id), 0) FROM traces WHERE run_id = ?`, []any{runID}
 	}
 	err = q.QueryRowContext(ctx, query, args...).Scan(&lo, &hi)
 	return lo, hi, mapErr(err)
