@@ -40,10 +40,8 @@ func (r *reseeder) take(ad store.Added) bool {
 	if r.from == nil {
 		r.from = map[*triage.Trace]string{}
 	}
-	first, ok := r.from[t]
-	if !ok {
-		first = t.Key()
-		r.from[t] = first
+	if _, ok := r.from[t]; !ok {
+		r.from[t] = t.Key()
 	}
 	if t.Seed >= maxReseed {
 		return false
