@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
 	"github.com/triage-dev/triage/internal/reportview"
@@ -60,4 +61,29 @@ func TestReportDrillOpensEveryTrace(t *testing.T) {
 	require.NotContains(t, opens, "task T2 seed 1", "a seed never run opens nothing")
 	out := strings.Join(p.lines, "\n")
 	require.Contains(t, out, "T1    ok  TL", "a failed run is shown, not the pass beside it")
+}
+
+// TestReportGridUnknownTaskIsNoFigure: a task none of whose attempts has
+// a recorded outcome is in neither rate, so its row shows no pass@1 and
+// no pass^k, not 0.00 and "no"; a task with one known failure does.
+func TestReportGridUnknownTaskIsNoFigure(t *testing.T) {
+	t.Parallel()
+	r := &reportview.Report{
+		Traces: 2,
+		Mix:    []reportview.MixRow{{Code: reportview.Unlabelled, Count: 1}, {Code: triage.ScorerRed, Count: 1}},
+		Grid: reportview.Grid{Seeds: []int{0}, Tasks: []reportview.TaskRow{
+			{TaskID: "known", Runs: 1, Cells: []reportview.Cell{{RunID: "a", Seed: 0, Primary: triage.ScorerRed}}},
+			{TaskID: "unknown", Runs: 1, Unknown: 1, Cells: []reportview.Cell{{RunID: "a", Seed: 0, Unknown: true}}},
+		}},
+	}
+	p := renderReport(DefaultStyles(), r, 100)
+	rows := map[string]string{}
+	for _, l := range p.lines {
+		f := strings.Fields(ansi.Strip(l))
+		if len(f) > 0 && (f[0] == "known" || f[0] == "unknown") {
+			rows[f[0]] = strings.Join(f[1:], " ")
+		}
+	}
+	require.Equal(t, "SR 0.00 no", rows["known"])
+	require.Equal(t, "?? — —", rows["unknown"])
 }

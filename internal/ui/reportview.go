@@ -241,7 +241,13 @@ func renderGrid(st *Styles, r *reportview.Report, width int) page {
 		if t.PassHatK {
 			hk = rs.BarPass.Render(" yes")
 		}
-		b.WriteString(fmt.Sprintf("  %6.2f ", t.PassAt1) + hk)
+		p1 := fmt.Sprintf("  %6.2f ", t.PassAt1)
+		if t.Runs == t.Unknown {
+			// No attempt's outcome is known: the task is in neither
+			// rate, and 0.00 / no would say it failed.
+			p1, hk = "       — ", st.App.Muted.Render("   —")
+		}
+		b.WriteString(p1 + hk)
 		whole(b.String(), 2+taskW)
 	}
 	if len(order) > 0 {
