@@ -208,6 +208,22 @@ func (s *uiStore) Verdict(ctx context.Context, id int64) (*triage.Verdict, error
 	return v, err
 }
 
+var _ ui.RootCauser = (*uiStore)(nil)
+
+// RootCauses implements ui.RootCauser: the rules' verdicts of the rows on
+// screen, evidence and all, each said in one line.
+func (s *uiStore) RootCauses(ctx context.Context, ids []int64) (map[int64]string, error) {
+	vs, err := s.db.Verdicts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]string, len(vs))
+	for id, v := range vs {
+		out[id] = triage.RootCause(v)
+	}
+	return out, nil
+}
+
 // Context implements ui.Store.
 func (s *uiStore) Context(ctx context.Context, runID, taskID string) (ui.TraceContext, error) {
 	pk, c, err := s.pk.forRun(ctx, s.db, runID)

@@ -81,7 +81,7 @@ func col(id colID) column {
 	case colRules:
 		return column{id: id, header: "rules", cell: func(_ *session, it *QueueItem) string { return it.Suggestion }, fixed: 15}
 	case colWhy:
-		return column{id: id, header: "why", cell: func(_ *session, it *QueueItem) string { return it.Reason },
+		return column{id: id, header: "why", cell: func(s *session, it *QueueItem) string { return s.whyOf(it) },
 			first: 3, from: wideQueue, spare: true, leftover: true}
 	case colReviewers:
 		return column{id: id, header: "reviewers", cell: func(s *session, it *QueueItem) string { return s.reviewSummary(it.TraceID) },

@@ -180,6 +180,10 @@ type Model struct {
 	// on the clusters screen.
 	clusterStore ClusterStore
 	clusters     clusterScreen
+	// causes are the root causes of the queue rows shown so far (see
+	// causesCmd); causing is set while a request is out.
+	causes  map[int64]string
+	causing bool
 }
 
 // draft is a label's tags and note waiting for its primary.

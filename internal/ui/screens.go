@@ -73,12 +73,14 @@ type session struct {
 	drillFrom screenID
 	// clusters: this session has the clusters screen.
 	clusters bool
+	// causes are the root causes fetched for queue rows (whyOf).
+	causes map[int64]string
 }
 
 // session is the session for this call's screen.
 func (m *Model) session() *session {
 	return &session{st: m.st, keys: m.keys, tax: m.tax, pol: &m.pol, cfg: &m.cfg, queue: &m.queue.queueModel,
-		drafts: m.drafts, reviews: m.reviews, showAll: m.showAll, drilled: m.drilled, drillFrom: m.drillFrom, clusters: m.clusterRefusal() == ""}
+		drafts: m.drafts, reviews: m.reviews, showAll: m.showAll, drilled: m.drilled, drillFrom: m.drillFrom, clusters: m.clusterRefusal() == "", causes: m.causes}
 }
 
 // docDef is a document screen: its name, the document it shows in a

@@ -15,9 +15,25 @@ const wheelLines = 3
 
 // Update implements tea.Model. Keys are routed in a fixed order: ctrl+c,
 // an open modal (text inputs take every key but esc), global keys, then
-// the current screen only.
+// the current screen only. Whatever moved the queue's window, the rows
+// that came into view have their root causes asked for after.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	tm, cmd := m.update(msg)
+	mm, ok := tm.(Model)
+	if !ok || mm.quitting {
+		return tm, cmd
+	}
+	if c := mm.causesCmd(); c != nil {
+		return mm, tea.Batch(cmd, c)
+	}
+	return mm, cmd
+}
+
+func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case causesLoadedMsg:
+		m.setCauses(msg)
+		return m, nil
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
 		return m, nil
