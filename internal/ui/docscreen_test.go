@@ -182,7 +182,9 @@ func TestReportReadOnlyWithoutReviewer(t *testing.T) {
 	cfg.Reviewer = ""
 	f := newFake(3)
 	m := started(t, f, cfg, 140, 45)
-	m = press(t, m, "enter", "3")
+	m = press(t, m, "enter")
+	require.Contains(t, m.View(), "triage review · read-only (no --reviewer) ·", "the title names no empty reviewer")
+	m = press(t, m, "3")
 	require.Contains(t, m.status, "read only")
 	require.Empty(t, f.eventsCopy())
 }

@@ -119,7 +119,13 @@ func (q *queueScreen) View(s *session) string {
 // order and marks.
 func (q *queueScreen) title(s *session) string {
 	done, total := q.progress()
-	parts := []string{s.pol.title, s.shown(s.cfg.Reviewer)}
+	who := s.shown(s.cfg.Reviewer)
+	if who == "" {
+		// report --tui and agree --tui open traces with no reviewer:
+		// nothing can be labelled, and the title says so.
+		who = "read-only (no --reviewer)"
+	}
+	parts := []string{s.pol.title, who}
 	switch {
 	case s.cfg.Slice != "":
 		parts = append(parts, "slice "+s.shown(s.cfg.Slice))
