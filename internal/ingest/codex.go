@@ -100,7 +100,7 @@ func decodeCodex(ctx context.Context, src Source, emit func(Record) error) error
 	lines := 0
 	d := getJdoc()
 	defer putJdoc(d)
-	err := eachLine(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
+	err := eachLineWhole(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
 		if lineErr != nil {
 			return emit(lineReject(src, n, line, "%v", lineErr))
 		}

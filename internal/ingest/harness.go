@@ -307,6 +307,13 @@ func fileName(src Source) string {
 // harnesses' trajs/ folders do not merge into one run called "trajs".
 // Stdin falls back to "stdin".
 func runFromDir(src Source, task string) string {
+	return runFromDirCached(src, task, nil)
+}
+
+// runFromDirCached is runFromDir keeping the log's directory, made
+// absolute (a getwd and a stat), in *absDir for the next call on the
+// same source: aider's history is a session per trace.
+func runFromDirCached(src Source, task string, absDir *string) string {
 	if src.Opts.RunID != "" {
 		return src.Opts.RunID
 	}
@@ -314,10 +321,18 @@ func runFromDir(src Source, task string) string {
 	if harnessStem(name) == "" {
 		return "stdin"
 	}
-	dir := filepath.Dir(name)
-	if !filepath.IsAbs(dir) {
-		if abs, err := filepath.Abs(dir); err == nil {
-			dir = abs
+	var dir string
+	if absDir != nil && *absDir != "" {
+		dir = *absDir
+	} else {
+		dir = filepath.Dir(name)
+		if !filepath.IsAbs(dir) {
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
+		}
+		if absDir != nil {
+			*absDir = dir
 		}
 	}
 	fallback := ""
