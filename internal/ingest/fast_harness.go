@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 )
 
 // fastMaxBytes bounds a whole-file document read into memory for the fast
@@ -32,7 +33,12 @@ func wholeFile(src Source) (data []byte, ok bool, slow Source) {
 			size = st.Size()
 		}
 	}
-	buf := make([]byte, 0, max(size+1, 512))
+	var buf []byte
+	if size >= 0 {
+		buf = takeBuf(int(size) + 1)
+	} else {
+		buf = make([]byte, 0, 512)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -51,6 +57,30 @@ func wholeFile(src Source) (data []byte, ok bool, slow Source) {
 			slow.R = io.MultiReader(bytes.NewReader(buf), src.R)
 			return nil, false, slow
 		}
+	}
+}
+
+// wholeBufs keeps the buffers of documents read whole, so that reading
+// thousands of files does not allocate (and zero) a new one each.
+var wholeBufs sync.Pool
+
+// takeBuf returns an empty buffer of at least n bytes' room.
+func takeBuf(n int) []byte {
+	if b, ok := wholeBufs.Get().(*[]byte); ok {
+		if cap(*b) >= n {
+			return (*b)[:0]
+		}
+		wholeBufs.Put(b)
+	}
+	return make([]byte, 0, n)
+}
+
+// releaseWhole gives back a buffer wholeFile returned, once nothing views
+// it: the decoders that copy what they keep (every one but aider's) call
+// it when the file is done.
+func releaseWhole(b []byte) {
+	if cap(b) > 0 && cap(b) <= fastMaxBytes+1 {
+		wholeBufs.Put(&b)
 	}
 }
 

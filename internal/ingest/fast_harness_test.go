@@ -85,6 +85,9 @@ func TestFastHarnessDamaged(t *testing.T) {
 		}
 		data, err := os.ReadFile(p)
 		require.NoError(t, err)
+		if len(data) > 400<<10 {
+			continue // the smaller logs of each format are enough, and quick
+		}
 		var variants [][]byte
 		for _, frac := range []int{1, 7, 31, 50, 93, 99} {
 			variants = append(variants, data[:len(data)*frac/100])

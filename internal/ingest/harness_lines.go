@@ -122,12 +122,14 @@ func eachLineAt(ctx context.Context, data []byte, fn func(n, start, end int, las
 }
 
 // eachLineWhole is eachLine, with a small source read whole first so
-// that fn's lines are views of it (fn must copy what it keeps).
+// that fn's lines are views of it (fn must copy what it keeps: the buffer
+// is reused once the file is done).
 func eachLineWhole(ctx context.Context, src Source, fn func(n int, line []byte, last bool, lineErr error) error) error {
 	data, ok, slow := wholeFile(src)
 	if !ok {
 		return eachLine(ctx, slow, fn)
 	}
+	defer releaseWhole(data)
 	return eachLineAt(ctx, data, func(n, start, end int, last bool) error {
 		return fn(n, data[start:end:end], last, nil)
 	})

@@ -112,6 +112,7 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 	b := newMiniBuilder(src)
 	var m miniFast
 	data, ok, src := wholeFile(src)
+	defer releaseWhole(data)
 	if d := getJdoc(); !ok || !parseWhole(ctx, d, data) || !m.fastWalk(d, b) {
 		putJdoc(d)
 		// The slow path: encoding/json over the same bytes, which also

@@ -108,6 +108,7 @@ type sweFile struct {
 func decodeSWEAgent(ctx context.Context, src Source, emit func(Record) error) error {
 	var f sweFile
 	data, ok, src := wholeFile(src)
+	defer releaseWhole(data)
 	if d := getJdoc(); !ok || !parseWhole(ctx, d, data) || !f.fastWalk(d) {
 		putJdoc(d)
 		// The slow path: encoding/json over the same bytes, which also
