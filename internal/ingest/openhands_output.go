@@ -12,7 +12,7 @@ import (
 
 // ohOutput is one line of an OpenHands evaluation output.jsonl.
 type ohOutput struct {
-	InstanceID string `json:"instance_id"`
+	InstanceID  string            `json:"instance_id"`
 	TestResult  *ohTestResult     `json:"test_result"`
 	Instruction string            `json:"instruction"`
 	Metadata    *ohMetadata       `json:"metadata"`
