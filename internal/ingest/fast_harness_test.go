@@ -80,7 +80,7 @@ func TestFastHarnessDamaged(t *testing.T) {
 	dir := t.TempDir()
 	n := 0
 	for _, p := range fastCorpus(t) {
-		if !strings.HasSuffix(p, ".traj") && !strings.HasSuffix(p, ".traj.json") && !strings.Contains(p, "rollout-") && !strings.HasSuffix(p, "output.jsonl") {
+		if !strings.HasSuffix(p, ".traj") && !strings.HasSuffix(p, ".traj.json") && !strings.Contains(p, "rollout-") && !strings.HasSuffix(p, "output.jsonl") && !strings.Contains(p, "claude-code") {
 			continue
 		}
 		data, err := os.ReadFile(p)
@@ -139,6 +139,12 @@ func TestFastHarnessTakesRealLogs(t *testing.T) {
 				var pl codexPayload
 				require.True(t, d.codexLine(line, &l, &pl), "%s: %.200s", p, line)
 			}
+		case nameClaude:
+			for line := range bytes.Lines(data) {
+				line = bytes.TrimSuffix(line, []byte("\n"))
+				var l claudeLine
+				require.True(t, d.claudeLine(line, &l), "%s: %.200s", p, line)
+			}
 		case nameOpenHands:
 			if !strings.HasSuffix(p, ".jsonl") {
 				putJdoc(d)
@@ -157,7 +163,7 @@ func TestFastHarnessTakesRealLogs(t *testing.T) {
 		counts[f.Name]++
 	}
 	t.Logf("fast path read: %v", counts)
-	for _, f := range []string{nameSWEAgent, nameMini, nameCodex, nameOpenHands} {
+	for _, f := range []string{nameSWEAgent, nameMini, nameCodex, nameOpenHands, nameClaude} {
 		require.NotZero(t, counts[f], f)
 	}
 }
@@ -172,6 +178,7 @@ func FuzzHarnessFastSlow(f *testing.F) {
 		`{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"\ud83d\ude00 \ud800 ok"}]}],"instance_id":"i1"}`,
 		"{\"timestamp\":\"2025-01-01T00:00:00Z\",\"type\":\"session_meta\",\"payload\":{\"id\":\"s1\",\"cwd\":\"/r\",\"model\":\"gpt\"}}\n{\"timestamp\":\"2025-01-01T00:00:01Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{\\\"command\\\":[\\\"ls\\\"]}\",\"call_id\":\"c1\"}}\n{\"timestamp\":\"2025-01-01T00:00:02Z\",\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"c1\",\"output\":\"{\\\"output\\\":\\\"x\\\",\\\"metadata\\\":{\\\"exit_code\\\":1,\\\"duration_seconds\\\":0.1}}\"}}\n",
 		`{"Trajectory":[],"info":{"Exit_Status":"x"}}`,
+		"{\"type\":\"user\",\"sessionId\":\"s1\",\"timestamp\":\"2025-01-01T00:00:00Z\",\"cwd\":\"/r\",\"message\":{\"role\":\"user\",\"content\":\"fix it\"}}\n{\"type\":\"assistant\",\"sessionId\":\"s1\",\"requestId\":\"q\",\"message\":{\"id\":\"m1\",\"model\":\"claude\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"},{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Edit\",\"input\":{\"file_path\":\"/r/a.go\"}}],\"usage\":{\"input_tokens\":3,\"output_tokens\":1}}}\n{\"type\":\"user\",\"sessionId\":\"s1\",\"cwd\":\"/r\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}]},\"toolUseResult\":{\"filePath\":\"/r/a.go\",\"structuredPatch\":[{\"oldStart\":1,\"oldLines\":1,\"newStart\":1,\"newLines\":1,\"lines\":[\"-a\",\"+b\"]}]}}\n{\"type\":\"result\",\"subtype\":\"success\",\"total_cost_usd\":0.5,\"result\":\"all done\"}\n",
 		`{"instance_id":"a__b-1","instruction":"fix it","metadata":{"agent_class":"CodeActAgent","llm_config":{"model":"m"}},"history":[{"id":1,"timestamp":"2025-01-01T00:00:00","source":"agent","action":"run","args":{"command":"ls","thought":"look"},"tool_call_metadata":{"function_name":"execute_bash","model_response":{"id":"r1","model":"m","usage":{"prompt_tokens":5,"completion_tokens":1}}}},{"id":2,"cause":1,"observation":"run","content":"a b","extras":{"metadata":{"exit_code":0}},"llm_metrics":{"accumulated_cost":0.1}},[{"action":"run","command":"pwd"},{"observation":"run","content":"/","exit_code":0}]],"metrics":{"accumulated_cost":0.2},"test_result":{"git_patch":"diff --git a/x b/x\n","report":{"resolved":true}},"error":null}`,
 		`{"trajectory":[{"action":"a","action":"b"}]}`,
 		"{\"messages\":[{\"role\":\"user\",\"content\":\"\xff\xfe\"}]}",
@@ -186,6 +193,7 @@ func FuzzHarnessFastSlow(f *testing.F) {
 		{"x.traj.json", decodeMini},
 		{"rollout-x.jsonl", decodeCodex},
 		{"output.jsonl", decodeOpenHandsOutput},
+		{"session.jsonl", decodeClaude},
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, dc := range decoders {
