@@ -451,7 +451,7 @@ func (s *aiderSession) flushReply(d *aiderDecoder) {
 		if j >= len(lines) || k >= len(lines) {
 			break // a block cut off: not an edit aider could apply
 		}
-		args, _ := json.Marshal(map[string]string{"path": path, "search": strings.Join(search, "\n"), "replace": strings.Join(change, "\n")})
+		args := editArgs(path, strings.Join(search, "\n"), strings.Join(change, "\n"))
 		s.edits = append(s.edits, aiderEdit{call: len(t.ToolCalls), path: path, search: search, change: change})
 		t.ToolCalls = append(t.ToolCalls, triage.ToolCall{Name: "edit", Args: args})
 		i = k
@@ -509,4 +509,16 @@ func writeDiffLine(w *strings.Builder, mark byte, l string) {
 	w.WriteByte(mark)
 	w.WriteString(l)
 	w.WriteByte('\n')
+}
+
+// editArgs is what json.Marshal writes for map[string]string{"path",
+// "search", "replace"} (keys sorted), without the map and the reflection.
+func editArgs(path, search, replace string) json.RawMessage {
+	b := append(make([]byte, 0, len(path)+len(search)+len(replace)+48), `{"path":`...)
+	b = appendJSONString(b, path)
+	b = append(b, `,"replace":`...)
+	b = appendJSONString(b, replace)
+	b = append(b, `,"search":`...)
+	b = appendJSONString(b, search)
+	return append(b, '}')
 }

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -92,5 +93,19 @@ func FuzzAppendRow(f *testing.F) {
 			tr.StopReason = args
 		}
 		checkRow(t, tr)
+	})
+}
+
+// FuzzArgsObjects holds commandArgs and editArgs to the json.Marshal of
+// the maps they stand for.
+func FuzzArgsObjects(f *testing.F) {
+	f.Add("ls -la <x> && echo \u2028", "a.go", "\xff\x00")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		want, err := json.Marshal(map[string]string{"command": a})
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(commandArgs(a)))
+		want, err = json.Marshal(map[string]string{"path": a, "search": b, "replace": c})
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(editArgs(a, b, c)))
 	})
 }

@@ -458,8 +458,11 @@ func stringJSON(s string) json.RawMessage {
 // commandArgs is the {"command": …} argument object shell-style harnesses
 // get, so every adapter presents a shell action the same way.
 func commandArgs(cmd string) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{"command": cmd})
-	return b
+	// What json.Marshal writes for map[string]string{"command": cmd},
+	// without the map and the reflection.
+	b := append(make([]byte, 0, len(cmd)+len(cmd)/16+16), `{"command":`...)
+	b = appendJSONString(b, cmd)
+	return append(b, '}')
 }
 
 func ptr[T any](v T) *T { return &v }
