@@ -271,23 +271,23 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 // U+2028 and U+2029 escaped, bytes otherwise as they are. ok is false
 // when raw is not one valid JSON value (json.Marshal fails then).
 func appendCompactJSON(b, raw []byte) ([]byte, bool) {
-	d := getJdoc()
-	end, ok := d.parse(raw, 0)
-	putJdoc(d)
-	if !ok || end != len(raw) {
+	// validJSON accepts only what encoding/json's scanner accepts (strict
+	// RFC 8259, UTF-8 unchecked as there); what it leaves (deep nesting
+	// too) goes to json.Marshal.
+	if !validJSON(raw) {
 		return b, false
 	}
 	inString := false
 	start := 0
-	flush := func(i int) {
-		b = append(b, raw[start:i]...)
-	}
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
+		if !compactMark[c] {
+			continue
+		}
 		if !inString {
 			switch c {
 			case ' ', '\t', '\n', '\r':
-				flush(i)
+				b = append(b, raw[start:i]...)
 				start = i + 1
 			case '"':
 				inString = true
@@ -300,16 +300,24 @@ func appendCompactJSON(b, raw []byte) ([]byte, bool) {
 		case c == '"':
 			inString = false
 		case c == '<' || c == '>' || c == '&':
-			flush(i)
+			b = append(b, raw[start:i]...)
 			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			start = i + 1
 		case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
-			flush(i)
+			b = append(b, raw[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[raw[i+2]&0xF])
 			start = i + 3
 			i += 2
 		}
 	}
-	flush(len(raw))
-	return b, true
+	return append(b, raw[start:]...), true
 }
+
+// compactMark marks the bytes appendCompactJSON looks at: whitespace,
+// quotes and escapes, and those it escapes.
+var compactMark = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n\r\"\\<>&\xe2") {
+		t[c] = true
+	}
+	return t
+}()
