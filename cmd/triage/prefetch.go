@@ -47,6 +47,8 @@ type prefetcher struct {
 	out    []chan *decodedFile
 	budget *byteBudget
 	stop   context.CancelFunc
+	// gc raises the memory limit once a harness log is decoded ahead.
+	gc sync.Once
 }
 
 type prefetchJob struct {
@@ -92,7 +94,7 @@ func startPrefetch(ctx context.Context, files []string, format string, opts inge
 	for range runtime.GOMAXPROCS(0) {
 		go func() {
 			for j := range jobs {
-				d := decodeWhole(ctx, files[j.i], format, opts, wrap)
+				d := decodeWhole(ctx, files[j.i], format, opts, wrap, &p.gc)
 				d.size = j.size
 				p.out[j.i] <- d
 			}
@@ -139,7 +141,7 @@ func prefetchable(path, format string) (int64, bool) {
 // and normalised as the writer would. The format is told from the content
 // as the decoder would (a Codex rollout or a Claude Code session is named
 // .jsonl but is one document); our JSONL is handed back to stream.
-func decodeWhole(ctx context.Context, path, format string, opts ingest.Options, wrap func(io.Reader) io.Reader) *decodedFile {
+func decodeWhole(ctx context.Context, path, format string, opts ingest.Options, wrap func(io.Reader) io.Reader, gc *sync.Once) *decodedFile {
 	d := &decodedFile{}
 	in, err := ingest.Open(path, nil, wrap)
 	if err != nil {
@@ -157,6 +159,7 @@ func decodeWhole(ctx context.Context, path, format string, opts ingest.Options, 
 		format = f.Name
 	}
 	d.name = in.Name
+	gc.Do(harnessGC)
 	d.err = ingest.Decode(ctx, in, format, opts, func(r ingest.Record) error {
 		norm, bad := prepare(r)
 		d.recs = append(d.recs, r)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -85,12 +86,24 @@ func aiderStem(name string) string {
 
 func decodeAider(ctx context.Context, src Source, emit func(Record) error) error {
 	d := &aiderDecoder{src: src, emit: emit, seen: map[string]int{}}
-	err := eachLine(ctx, src, func(n int, line []byte, _ bool, lineErr error) error {
-		if lineErr != nil {
-			return emit(lineReject(src, n, line, "%v", lineErr))
-		}
-		return d.line(n, strings.TrimSuffix(string(line), "\r"))
-	})
+	data, ok, src := wholeFile(src)
+	d.src = src
+	var err error
+	if ok && len(data) > 0 {
+		// The lines are views of the history read whole (wholeFile's
+		// buffer, never written again), not a string copied per line.
+		doc := unsafe.String(&data[0], len(data))
+		err = eachLineAt(ctx, data, func(n, start, end int, _ bool) error {
+			return d.line(n, strings.TrimSuffix(doc[start:end], "\r"))
+		})
+	} else {
+		err = eachLine(ctx, src, func(n int, line []byte, _ bool, lineErr error) error {
+			if lineErr != nil {
+				return emit(lineReject(src, n, line, "%v", lineErr))
+			}
+			return d.line(n, strings.TrimSuffix(string(line), "\r"))
+		})
+	}
 	if err != nil {
 		return err
 	}
@@ -102,6 +115,8 @@ type aiderDecoder struct {
 	src  Source
 	emit func(Record) error
 	seen map[string]int // session ids so far, to keep repeats apart
+	// dir is the history's directory made absolute, once.
+	dir string
 
 	s *aiderSession
 	// cont is true while a quoted multi-line message runs on.
@@ -188,7 +203,7 @@ func (d *aiderDecoder) startSession(n int, started string) {
 		id += "-" + strconv.Itoa(k)
 	}
 	t.TaskID = id
-	t.RunID = runFromDir(d.src, id)
+	t.RunID = runFromDirCached(d.src, id, &d.dir)
 	d.s = &aiderSession{t: t, line: n, out: -1}
 	d.cont = false
 }
@@ -291,32 +306,42 @@ func (d *aiderDecoder) quoted(text string) {
 		}
 		return
 	}
-	if m := aiderApplied.FindStringSubmatch(trim); m != nil {
+	// Each pattern is anchored on a literal prefix, tested first.
+	if m := matchAfter(aiderApplied, trim, "Applied edit to "); m != nil {
 		s.settle(m[1], "", "Applied edit to "+m[1])
 		return
 	}
-	if m := aiderNoMatch.FindStringSubmatch(trim); m != nil {
+	if m := matchAfter(aiderNoMatch, trim, "## SearchReplaceNoExactMatch: "); m != nil {
 		s.settleOne(m[1], "SearchReplaceNoExactMatch: the SEARCH block did not match "+m[1])
 		return
 	}
-	if m := aiderDryRun.FindStringSubmatch(trim); m != nil {
+	if m := matchAfter(aiderDryRun, trim, "Did not apply edit to "); m != nil {
 		s.settle(m[1], "not applied (--dry-run)", "")
 		return
 	}
-	if m := aiderTokens.FindStringSubmatch(trim); m != nil {
+	if m := matchAfter(aiderTokens, trim, "Tokens: "); m != nil {
 		s.addTokens(m[1])
 		if c, err := strconv.ParseFloat(m[2], 64); err == nil {
 			s.cost = &c
 		}
 		return
 	}
-	if m := aiderModel.FindStringSubmatch(trim); m != nil && t.Model == "" {
+	if m := matchAfter(aiderModel, trim, "M"); m != nil && t.Model == "" {
 		t.Model = m[1]
 		return
 	}
 	if s.out >= 0 {
 		s.outBuf = append(s.outBuf, text)
 	}
+}
+
+// matchAfter is re.FindStringSubmatch(s) for a pattern that starts with
+// the literal prefix, skipped when s does not start with it.
+func matchAfter(re *regexp.Regexp, s, prefix string) []string {
+	if !strings.HasPrefix(s, prefix) {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }
 
 // settle marks every unsettled edit of path as applied (errText "") or
@@ -400,6 +425,9 @@ func (s *aiderSession) flushReply(d *aiderDecoder) {
 		return
 	}
 	lines := s.reply
+	// The lines' array is the next reply's once this one is read: no
+	// edit keeps it (search and change are copies).
+	defer func() { s.reply = lines[:0] }()
 	s.reply = nil
 	s.flushOutput()
 	t := s.t
@@ -423,7 +451,7 @@ func (s *aiderSession) flushReply(d *aiderDecoder) {
 		if j >= len(lines) || k >= len(lines) {
 			break // a block cut off: not an edit aider could apply
 		}
-		args, _ := json.Marshal(map[string]string{"path": path, "search": strings.Join(search, "\n"), "replace": strings.Join(change, "\n")})
+		args := editArgs(path, strings.Join(search, "\n"), strings.Join(change, "\n"))
 		s.edits = append(s.edits, aiderEdit{call: len(t.ToolCalls), path: path, search: search, change: change})
 		t.ToolCalls = append(t.ToolCalls, triage.ToolCall{Name: "edit", Args: args})
 		i = k
@@ -463,15 +491,34 @@ func writeAiderEdit(w *strings.Builder, e *aiderEdit) {
 	}
 	w.WriteString("@@ -" + hunkRange(1, len(e.search)) + " +" + hunkRange(min(1, len(e.change)), len(e.change)) + " @@\n")
 	for _, l := range e.search[:pre] {
-		w.WriteString(" " + l + "\n")
+		writeDiffLine(w, ' ', l)
 	}
 	for _, l := range e.search[pre : len(e.search)-suf] {
-		w.WriteString("-" + l + "\n")
+		writeDiffLine(w, '-', l)
 	}
 	for _, l := range e.change[pre : len(e.change)-suf] {
-		w.WriteString("+" + l + "\n")
+		writeDiffLine(w, '+', l)
 	}
 	for _, l := range e.search[len(e.search)-suf:] {
-		w.WriteString(" " + l + "\n")
+		writeDiffLine(w, ' ', l)
 	}
+}
+
+// writeDiffLine writes one diff line: its mark, l and a newline.
+func writeDiffLine(w *strings.Builder, mark byte, l string) {
+	w.WriteByte(mark)
+	w.WriteString(l)
+	w.WriteByte('\n')
+}
+
+// editArgs is what json.Marshal writes for map[string]string{"path",
+// "search", "replace"} (keys sorted), without the map and the reflection.
+func editArgs(path, search, replace string) json.RawMessage {
+	b := append(make([]byte, 0, len(path)+len(search)+len(replace)+48), `{"path":`...)
+	b = appendJSONString(b, path)
+	b = append(b, `,"replace":`...)
+	b = appendJSONString(b, replace)
+	b = append(b, `,"search":`...)
+	b = appendJSONString(b, search)
+	return append(b, '}')
 }

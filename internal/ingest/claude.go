@@ -59,6 +59,17 @@ type claudeBlock struct {
 	ToolUseID string          `json:"tool_use_id"`
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
+	// text is Content's text when the fast path read it (textSet).
+	text    string
+	textSet bool
+}
+
+// contentText is the block's content as text.
+func (b *claudeBlock) contentText() string {
+	if b.textSet {
+		return b.text
+	}
+	return contentText(b.Content)
 }
 
 type claudeUsage struct {
@@ -68,20 +79,40 @@ type claudeUsage struct {
 	OutputTokens             int64 `json:"output_tokens"`
 }
 
+type claudeMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+	Usage   *claudeUsage    `json:"usage"`
+	// When the fast path read the message (fast), blocks are Content's
+	// blocks and blocksOK says they decoded; else text is its text.
+	fast     bool
+	blocks   []claudeBlock
+	blocksOK bool
+	text     string
+}
+
+// contentBlocks is Content as blocks, and whether it reads as blocks;
+// when it does not, text is its text.
+func (m *claudeMessage) contentBlocks() (blocks []claudeBlock, ok bool, text string) {
+	if m.fast {
+		return m.blocks, m.blocksOK, m.text
+	}
+	if json.Unmarshal(m.Content, &blocks) != nil {
+		return nil, false, contentText(m.Content)
+	}
+	return blocks, true, ""
+}
+
 type claudeLine struct {
-	Type      string `json:"type"`
-	SessionID string `json:"sessionId"`
-	Timestamp string `json:"timestamp"`
-	IsMeta    bool   `json:"isMeta"`
-	RequestID string `json:"requestId"`
-	Cwd       string `json:"cwd"`
-	Message   *struct {
-		ID      string          `json:"id"`
-		Role    string          `json:"role"`
-		Model   string          `json:"model"`
-		Content json.RawMessage `json:"content"`
-		Usage   *claudeUsage    `json:"usage"`
-	} `json:"message"`
+	Type          string              `json:"type"`
+	SessionID     string              `json:"sessionId"`
+	Timestamp     string              `json:"timestamp"`
+	IsMeta        bool                `json:"isMeta"`
+	RequestID     string              `json:"requestId"`
+	Cwd           string              `json:"cwd"`
+	Message       *claudeMessage      `json:"message"`
 	ToolUseResult claudeToolUseResult `json:"toolUseResult"`
 
 	// The closing line of stream-json output (claude -p): how the run
@@ -106,13 +137,19 @@ type claudeBuilder struct {
 func decodeClaude(ctx context.Context, src Source, emit func(Record) error) error {
 	b := &claudeBuilder{t: newHarnessTrace(nameClaude, src), byID: map[string]int{}, usage: map[string]claudeUsage{}}
 	lines := 0
-	err := eachLine(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
+	d := getJdoc()
+	defer putJdoc(d)
+	err := eachLineWhole(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
 		if lineErr != nil {
 			return emit(lineReject(src, n, line, "%v", lineErr))
 		}
 		var l claudeLine
-		if err := json.Unmarshal(line, &l); err != nil {
-			return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
+		if src.Opts.slowOnly || !d.claudeLine(line, &l) {
+			// The slow path, which also words any error.
+			l = claudeLine{}
+			if err := json.Unmarshal(line, &l); err != nil {
+				return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
+			}
 		}
 		lines++
 		b.add(&l)
@@ -162,10 +199,10 @@ func (b *claudeBuilder) add(l *claudeLine) {
 			b.usage[nameOr(m.ID, l.RequestID)] = *m.Usage
 		}
 	}
-	var blocks []claudeBlock
-	if json.Unmarshal(m.Content, &blocks) != nil {
+	blocks, ok, text := m.contentBlocks()
+	if !ok {
 		// A plain string message.
-		if text := contentText(m.Content); strings.TrimSpace(text) != "" && !l.IsMeta {
+		if strings.TrimSpace(text) != "" && !l.IsMeta {
 			t.Messages = append(t.Messages, triage.Message{Role: l.Type, Content: text})
 		}
 		return
@@ -186,7 +223,7 @@ func (b *claudeBuilder) add(l *claudeLine) {
 				continue
 			}
 			c := &t.ToolCalls[i]
-			c.Output = contentText(blk.Content)
+			c.Output = blk.contentText()
 			if blk.IsError {
 				c.Error = nameOr(firstLine(c.Output), "error")
 				// A failed Bash result opens with "Exit code N"; a

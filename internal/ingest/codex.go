@@ -46,25 +46,20 @@ type codexLine struct {
 }
 
 type codexPayload struct {
-	Type      string          `json:"type"`
-	ID        string          `json:"id"`
-	Model     string          `json:"model"`
-	Cwd       string          `json:"cwd"`
-	Role      string          `json:"role"`
-	Content   json.RawMessage `json:"content"`
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Input     json.RawMessage `json:"input"`
-	CallID    string          `json:"call_id"`
-	Output    json.RawMessage `json:"output"`
-	Action    json.RawMessage `json:"action"`
-	Info      *struct {
-		TotalTokenUsage *struct {
-			InputTokens  int64 `json:"input_tokens"`
-			OutputTokens int64 `json:"output_tokens"`
-		} `json:"total_token_usage"`
-	} `json:"info"`
-	LastAgentMessage *string `json:"last_agent_message"`
+	Type             string          `json:"type"`
+	ID               string          `json:"id"`
+	Model            string          `json:"model"`
+	Cwd              string          `json:"cwd"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	Name             string          `json:"name"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Input            json.RawMessage `json:"input"`
+	CallID           string          `json:"call_id"`
+	Output           json.RawMessage `json:"output"`
+	Action           json.RawMessage `json:"action"`
+	Info             *codexInfo      `json:"info"`
+	LastAgentMessage *string         `json:"last_agent_message"`
 	// exec_command_end and patch_apply_end (event_msg).
 	ExitCode *int            `json:"exit_code"`
 	Duration json.RawMessage `json:"duration"`
@@ -72,6 +67,15 @@ type codexPayload struct {
 	Stderr   string          `json:"stderr"`
 	// turn_aborted.
 	Reason string `json:"reason"`
+}
+
+type codexInfo struct {
+	TotalTokenUsage *codexUsage `json:"total_token_usage"`
+}
+
+type codexUsage struct {
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
 }
 
 type codexBuilder struct {
@@ -94,15 +98,24 @@ type codexPatch struct {
 func decodeCodex(ctx context.Context, src Source, emit func(Record) error) error {
 	b := &codexBuilder{t: newHarnessTrace(nameCodex, src), byCall: map[string]int{}}
 	lines := 0
-	err := eachLine(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
+	d := getJdoc()
+	defer putJdoc(d)
+	err := eachLineWhole(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
 		if lineErr != nil {
 			return emit(lineReject(src, n, line, "%v", lineErr))
 		}
 		var l codexLine
+		var p codexPayload
+		if !src.Opts.slowOnly && d.codexLine(line, &l, &p) {
+			lines++
+			b.add(&l, &p)
+			return nil
+		}
+		// The slow path, which also words any error.
+		l, p = codexLine{}, codexPayload{}
 		if err := json.Unmarshal(line, &l); err != nil {
 			return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
 		}
-		var p codexPayload
 		if err := json.Unmarshal(l.Payload, &p); err != nil {
 			return emit(lineReject(src, n, line, "payload: %s", triage.DescribeJSONError(nil, err)))
 		}

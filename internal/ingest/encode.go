@@ -13,6 +13,15 @@ import (
 // harness are stored, exported and re-decoded one way. An empty but
 // recorded tool log stays an empty array (not "no tool log").
 func EncodeRow(t *triage.Trace) ([]byte, error) {
+	if b, ok := appendRow(make([]byte, 0, rowSizeHint(t)), t); ok {
+		return b, nil
+	}
+	return encodeRowReflect(t)
+}
+
+// encodeRowReflect is EncodeRow through json.Marshal: the definition
+// appendRow is held to, and the path for traces it refuses.
+func encodeRowReflect(t *triage.Trace) ([]byte, error) {
 	type row triage.Trace
 	type withLog struct {
 		*row
@@ -51,4 +60,23 @@ func Finish(t *triage.Trace) (norm []byte, err error) {
 		t.ContentHash = hex.EncodeToString(sum[:])
 	}
 	return norm, nil
+}
+
+// rowSizeHint guesses the size of t's row from its longest texts, so
+// the buffer is allocated about once.
+func rowSizeHint(t *triage.Trace) int {
+	n := 256 + len(t.RunID) + len(t.TaskID)
+	for _, p := range []*string{t.Answer, t.Diff, t.TestOutput} {
+		if p != nil {
+			n += len(*p) + len(*p)/16
+		}
+	}
+	for i := range t.Messages {
+		n += 32 + len(t.Messages[i].Content) + len(t.Messages[i].Content)/16
+	}
+	for i := range t.ToolCalls {
+		c := &t.ToolCalls[i]
+		n += 64 + len(c.Name) + len(c.Args) + len(c.Output) + len(c.Output)/16 + len(c.Error)
+	}
+	return n
 }

@@ -307,6 +307,13 @@ func fileName(src Source) string {
 // harnesses' trajs/ folders do not merge into one run called "trajs".
 // Stdin falls back to "stdin".
 func runFromDir(src Source, task string) string {
+	return runFromDirCached(src, task, nil)
+}
+
+// runFromDirCached is runFromDir keeping the log's directory, made
+// absolute (a getwd and a stat), in *absDir for the next call on the
+// same source: aider's history is a session per trace.
+func runFromDirCached(src Source, task string, absDir *string) string {
 	if src.Opts.RunID != "" {
 		return src.Opts.RunID
 	}
@@ -314,10 +321,18 @@ func runFromDir(src Source, task string) string {
 	if harnessStem(name) == "" {
 		return "stdin"
 	}
-	dir := filepath.Dir(name)
-	if !filepath.IsAbs(dir) {
-		if abs, err := filepath.Abs(dir); err == nil {
-			dir = abs
+	var dir string
+	if absDir != nil && *absDir != "" {
+		dir = *absDir
+	} else {
+		dir = filepath.Dir(name)
+		if !filepath.IsAbs(dir) {
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
+		}
+		if absDir != nil {
+			*absDir = dir
 		}
 	}
 	fallback := ""
@@ -443,8 +458,11 @@ func stringJSON(s string) json.RawMessage {
 // commandArgs is the {"command": …} argument object shell-style harnesses
 // get, so every adapter presents a shell action the same way.
 func commandArgs(cmd string) json.RawMessage {
-	b, _ := json.Marshal(map[string]string{"command": cmd})
-	return b
+	// What json.Marshal writes for map[string]string{"command": cmd},
+	// without the map and the reflection.
+	b := append(make([]byte, 0, len(cmd)+len(cmd)/16+16), `{"command":`...)
+	b = appendJSONString(b, cmd)
+	return append(b, '}')
 }
 
 func ptr[T any](v T) *T { return &v }

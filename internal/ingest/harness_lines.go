@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -93,4 +94,43 @@ func lineJSONReason(line []byte, err error, last bool) string {
 		return "truncated last line (no newline): " + strings.TrimPrefix(msg, "truncated: ")
 	}
 	return msg
+}
+
+// eachLineAt is eachLine over a document in memory: fn gets line n as
+// data[start:end], a view rather than a copy. No line can be over MaxLine
+// (wholeFile reads no more than fastMaxBytes) and no read can fail.
+func eachLineAt(ctx context.Context, data []byte, fn func(n, start, end int, last bool) error) error {
+	for n, i := 1, 0; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end, next := len(data), len(data)
+		j := bytes.IndexByte(data[i:], '\n')
+		if j >= 0 {
+			end, next = i+j, i+j+1
+		}
+		if len(trimHead(data[i:end])) > 0 {
+			if err := fn(n, i, end, j < 0); err != nil {
+				return err
+			}
+		}
+		if j < 0 {
+			return nil
+		}
+		i = next
+	}
+}
+
+// eachLineWhole is eachLine, with a small source read whole first so
+// that fn's lines are views of it (fn must copy what it keeps: the buffer
+// is reused once the file is done).
+func eachLineWhole(ctx context.Context, src Source, fn func(n int, line []byte, last bool, lineErr error) error) error {
+	data, ok, slow := wholeFile(src)
+	if !ok {
+		return eachLine(ctx, slow, fn)
+	}
+	defer releaseWhole(data)
+	return eachLineAt(ctx, data, func(n, start, end int, last bool) error {
+		return fn(n, data[start:end:end], last, nil)
+	})
 }

@@ -58,6 +58,9 @@ type Options struct {
 	// (inflate.go): 0 is the default, a negative value no bound.
 	MaxRatio   int
 	MaxInflate int64
+	// slowOnly turns the decoders' fast paths off, so tests can hold
+	// them to the encoding/json reading.
+	slowOnly bool
 }
 
 // Source is one input to decode.

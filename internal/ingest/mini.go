@@ -69,16 +69,20 @@ type oaToolCall struct {
 	} `json:"function"`
 }
 
+type miniExtra struct {
+	Response *miniResponse `json:"response"`
+}
+
+type miniResponse struct {
+	Usage *miniUsage `json:"usage"`
+}
+
 type miniMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-	Extra   *struct {
-		Response *struct {
-			Usage *miniUsage `json:"usage"`
-		} `json:"response"`
-	} `json:"extra"`
-	ToolCalls  []oaToolCall `json:"tool_calls"`
-	ToolCallID string       `json:"tool_call_id"`
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	Extra      *miniExtra      `json:"extra"`
+	ToolCalls  []oaToolCall    `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
 }
 
 type miniInfo struct {
@@ -105,34 +109,22 @@ type miniBuilder struct {
 }
 
 func decodeMini(ctx context.Context, src Source, emit func(Record) error) error {
-	cr := &countingReader{r: src.R}
-	dec := json.NewDecoder(cr)
-	b := &miniBuilder{t: newHarnessTrace(nameMini, src), pending: -1, byID: map[string]int{}}
-	var info miniInfo
-	var iid, tf string
-	err := walkObject(ctx, dec, "trajectory file", func(key string) error {
-		switch key {
-		case "info":
-			return dec.Decode(&info)
-		case "instance_id":
-			return dec.Decode(&iid)
-		case "trajectory_format":
-			return dec.Decode(&tf)
-		case "messages":
-			return walkArray(ctx, dec, "messages", func(int) error {
-				var m miniMessage
-				if err := dec.Decode(&m); err != nil {
-					return err
-				}
-				b.add(m)
-				return nil
-			})
+	b := newMiniBuilder(src)
+	var m miniFast
+	data, ok, src := wholeFile(src)
+	defer releaseWhole(data)
+	if d := getJdoc(); !ok || !parseWhole(ctx, d, data) || !m.fastWalk(d, b) {
+		putJdoc(d)
+		// The slow path: encoding/json over the same bytes, which also
+		// words and places any error.
+		b, m = newMiniBuilder(src), miniFast{}
+		if dec, cr, err := m.walk(ctx, src, b); err != nil {
+			return walkFailed(ctx, src, dec, cr, err, emit)
 		}
-		return skipValue(dec)
-	})
-	if err != nil {
-		return walkFailed(ctx, src, dec, cr, err, emit)
+	} else {
+		putJdoc(d)
 	}
+	info, iid := m.info, m.iid
 	t := b.t
 	t.TaskID = iid
 	if t.TaskID == "" {
@@ -161,14 +153,45 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 	return emit(Record{Line: 1, Trace: t})
 }
 
+func newMiniBuilder(src Source) *miniBuilder {
+	return &miniBuilder{t: newHarnessTrace(nameMini, src), pending: -1, byID: map[string]int{}}
+}
+
+// walk reads the trajectory token by token with encoding/json.
+func (m *miniFast) walk(ctx context.Context, src Source, b *miniBuilder) (*json.Decoder, *countingReader, error) {
+	cr := &countingReader{r: src.R}
+	dec := json.NewDecoder(cr)
+	err := walkObject(ctx, dec, "trajectory file", func(key string) error {
+		switch key {
+		case "info":
+			return dec.Decode(&m.info)
+		case "instance_id":
+			return dec.Decode(&m.iid)
+		case "trajectory_format":
+			return dec.Decode(&m.tf)
+		case "messages":
+			return walkArray(ctx, dec, "messages", func(int) error {
+				var msg miniMessage
+				if err := dec.Decode(&msg); err != nil {
+					return err
+				}
+				b.add(msg, contentText(msg.Content))
+				return nil
+			})
+		}
+		return skipValue(dec)
+	})
+	return dec, cr, err
+}
+
 var (
 	bashBlock  = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n?```")
 	returnCode = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
 )
 
-func (b *miniBuilder) add(m miniMessage) {
+// add takes message m, whose content reads as text.
+func (b *miniBuilder) add(m miniMessage, text string) {
 	t := b.t
-	text := contentText(m.Content)
 	switch m.Role {
 	case "system":
 		return

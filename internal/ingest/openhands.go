@@ -92,28 +92,50 @@ type ohEvent struct {
 	Args        json.RawMessage `json:"args"`
 	Cause       *int64          `json:"cause"`
 	Content     json.RawMessage `json:"content"`
-	Extras      struct {
-		Metadata *struct {
-			ExitCode *int `json:"exit_code"`
-		} `json:"metadata"`
-		ExitCode   *int   `json:"exit_code"`
-		AgentState string `json:"agent_state"`
-	} `json:"extras"`
-	ToolCallMetadata *struct {
-		FunctionName  string `json:"function_name"`
-		ModelResponse *struct {
-			ID    string   `json:"id"`
-			Model string   `json:"model"`
-			Usage *ohUsage `json:"usage"`
-		} `json:"model_response"`
-	} `json:"tool_call_metadata"`
-	LLMMetrics *struct {
-		AccumulatedCost       *float64 `json:"accumulated_cost"`
-		AccumulatedTokenUsage *ohUsage `json:"accumulated_token_usage"`
-	} `json:"llm_metrics"`
+	Extras      ohExtras        `json:"extras"`
+	// ToolCallMetadata names the function and the model's response.
+	ToolCallMetadata *ohToolCallMeta `json:"tool_call_metadata"`
+	LLMMetrics       *ohLLMMetrics   `json:"llm_metrics"`
 	ohFlat
 	// isFlat caches flat(), which rebuilding Args would change.
 	isFlat bool
+	// text is Content's text when the fast path read it (textSet).
+	text    string
+	textSet bool
+}
+
+type ohExtras struct {
+	Metadata   *ohExitMeta `json:"metadata"`
+	ExitCode   *int        `json:"exit_code"`
+	AgentState string      `json:"agent_state"`
+}
+
+type ohExitMeta struct {
+	ExitCode *int `json:"exit_code"`
+}
+
+type ohToolCallMeta struct {
+	FunctionName  string           `json:"function_name"`
+	ModelResponse *ohModelResponse `json:"model_response"`
+}
+
+type ohModelResponse struct {
+	ID    string   `json:"id"`
+	Model string   `json:"model"`
+	Usage *ohUsage `json:"usage"`
+}
+
+type ohLLMMetrics struct {
+	AccumulatedCost       *float64 `json:"accumulated_cost"`
+	AccumulatedTokenUsage *ohUsage `json:"accumulated_token_usage"`
+}
+
+// contentText is the event's content as text.
+func (e *ohEvent) contentText() string {
+	if e.textSet {
+		return e.text
+	}
+	return contentText(e.Content)
 }
 
 // ohFlat holds the fields the pre-2025 flat shape (the resolver's history:
@@ -333,7 +355,7 @@ func (b *ohBuilder) observation(e ohEvent) {
 		return
 	}
 	c := &b.t.ToolCalls[i]
-	c.Output = contentText(e.Content)
+	c.Output = e.contentText()
 	code, unfinished := e.exitCode()
 	c.ExitCode = code
 	switch {

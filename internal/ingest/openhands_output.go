@@ -12,28 +12,16 @@ import (
 
 // ohOutput is one line of an OpenHands evaluation output.jsonl.
 type ohOutput struct {
-	InstanceID string `json:"instance_id"`
-	TestResult *struct {
-		GitPatch *string `json:"git_patch"`
-		Report   *struct {
-			Resolved *bool `json:"resolved"`
-		} `json:"report"`
-	} `json:"test_result"`
-	Instruction string `json:"instruction"`
-	Metadata    *struct {
-		AgentClass string `json:"agent_class"`
-		LLMConfig  *struct {
-			Model string `json:"model"`
-		} `json:"llm_config"`
-	} `json:"metadata"`
-	History []json.RawMessage `json:"history"`
+	InstanceID  string            `json:"instance_id"`
+	TestResult  *ohTestResult     `json:"test_result"`
+	Instruction string            `json:"instruction"`
+	Metadata    *ohMetadata       `json:"metadata"`
+	History     []json.RawMessage `json:"history"`
 	// Metrics is an object, or (in the resolver's output) a JSON string
 	// holding one.
 	Metrics json.RawMessage `json:"metrics"`
 	Error   *string         `json:"error"`
-	Report  *struct {
-		Resolved *bool `json:"resolved"`
-	} `json:"report"`
+	Report  *ohReport       `json:"report"`
 
 	// The resolver's output (openhands/resolver/resolver_output.py) names
 	// an issue instead of an instance and keeps the patch at the top.
@@ -44,6 +32,29 @@ type ohOutput struct {
 	// Success is the resolver's LLM judge, not a test run: it stays out
 	// of the exit code and is kept in Raw only.
 	Success *bool `json:"success"`
+
+	// events are History's events when the fast path read them
+	// (eventsSet): an element's pair of events comes flattened.
+	events    []ohEvent
+	eventsSet bool
+}
+
+type ohTestResult struct {
+	GitPatch *string   `json:"git_patch"`
+	Report   *ohReport `json:"report"`
+}
+
+type ohReport struct {
+	Resolved *bool `json:"resolved"`
+}
+
+type ohMetadata struct {
+	AgentClass string       `json:"agent_class"`
+	LLMConfig  *ohLLMConfig `json:"llm_config"`
+}
+
+type ohLLMConfig struct {
+	Model string `json:"model"`
 }
 
 type ohMetrics struct {
@@ -111,13 +122,19 @@ func resolverTaskID(o *ohOutput) string {
 
 // decodeOpenHandsOutput reads output.jsonl, one trace a line.
 func decodeOpenHandsOutput(ctx context.Context, src Source, emit func(Record) error) error {
-	return eachLine(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
+	d := getJdoc()
+	defer putJdoc(d)
+	return eachLineWhole(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
 		if lineErr != nil {
 			return emit(lineReject(src, n, line, "%v", lineErr))
 		}
 		var o ohOutput
-		if err := json.Unmarshal(line, &o); err != nil {
-			return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
+		if src.Opts.slowOnly || !d.ohOutputLine(line, &o) {
+			// The slow path, which also words any error.
+			o = ohOutput{}
+			if err := json.Unmarshal(line, &o); err != nil {
+				return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
+			}
 		}
 		t, reason := ohOutputTrace(src, &o)
 		if t == nil {
@@ -146,7 +163,13 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 	if o.Instruction != "" {
 		b.t.Messages = append(b.t.Messages, triage.Message{Role: "user", Content: o.Instruction})
 	}
+	for _, e := range o.events {
+		b.add(e)
+	}
 	for _, h := range o.History {
+		if o.eventsSet {
+			break
+		}
 		h = bytes.TrimSpace(h)
 		// Older runs store [action, observation] pairs.
 		if len(h) > 0 && h[0] == '[' {

@@ -53,6 +53,17 @@ type sweStep struct {
 	Observation   json.RawMessage `json:"observation"`
 	Thought       string          `json:"thought"`
 	ExecutionTime *float64        `json:"execution_time"`
+	// obs is Observation's text when the fast path read it (obsSet).
+	obs    string
+	obsSet bool
+}
+
+// output is the step's observation as text.
+func (s *sweStep) output() string {
+	if s.obsSet {
+		return s.obs
+	}
+	return contentText(s.Observation)
 }
 
 type sweHistoryItem struct {
@@ -95,9 +106,34 @@ type sweFile struct {
 }
 
 func decodeSWEAgent(ctx context.Context, src Source, emit func(Record) error) error {
+	var f sweFile
+	data, ok, src := wholeFile(src)
+	defer releaseWhole(data)
+	if d := getJdoc(); !ok || !parseWhole(ctx, d, data) || !f.fastWalk(d) {
+		putJdoc(d)
+		// The slow path: encoding/json over the same bytes, which also
+		// words and places any error.
+		f = sweFile{}
+		if dec, cr, err := f.walk(ctx, src); err != nil {
+			return walkFailed(ctx, src, dec, cr, err, emit)
+		}
+	} else {
+		putJdoc(d)
+	}
+	t, reason := f.trace(src)
+	if t == nil {
+		return emit(fileReject(src, reason))
+	}
+	// The scorer's verdict, as for mini-swe-agent: a SWE-bench report
+	// beside the trajectory or given with --results.
+	addSWEReport(src, t)
+	return emit(Record{Line: 1, Trace: t})
+}
+
+// walk reads the trajectory token by token with encoding/json.
+func (f *sweFile) walk(ctx context.Context, src Source) (*json.Decoder, *countingReader, error) {
 	cr := &countingReader{r: src.R}
 	dec := json.NewDecoder(cr)
-	var f sweFile
 	err := walkObject(ctx, dec, "trajectory file", func(key string) error {
 		switch key {
 		case "environment":
@@ -137,17 +173,7 @@ func decodeSWEAgent(ctx context.Context, src Source, emit func(Record) error) er
 		}
 		return skipValue(dec)
 	})
-	if err != nil {
-		return walkFailed(ctx, src, dec, cr, err, emit)
-	}
-	t, reason := f.trace(src)
-	if t == nil {
-		return emit(fileReject(src, reason))
-	}
-	// The scorer's verdict, as for mini-swe-agent: a SWE-bench report
-	// beside the trajectory or given with --results.
-	addSWEReport(src, t)
-	return emit(Record{Line: 1, Trace: t})
+	return dec, cr, err
 }
 
 // decodeReplay accepts replay_config as an object or as a JSON string
@@ -189,7 +215,8 @@ func (f *sweFile) trace(src Source) (*triage.Trace, string) {
 	if f.problem != "" {
 		t.Messages = append(t.Messages, triage.Message{Role: "user", Content: f.problem})
 	}
-	for _, s := range f.steps {
+	for i := range f.steps {
+		s := &f.steps[i]
 		if th := strings.TrimSpace(s.Thought); th != "" {
 			t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: s.Thought})
 		}
@@ -199,7 +226,7 @@ func (f *sweFile) trace(src Source) (*triage.Trace, string) {
 		t.ToolCalls = append(t.ToolCalls, triage.ToolCall{
 			Name:   sweToolName(s.Action),
 			Args:   commandArgs(s.Action),
-			Output: contentText(s.Observation),
+			Output: s.output(),
 			WallS:  s.ExecutionTime,
 		})
 	}
