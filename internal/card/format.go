@@ -122,7 +122,11 @@ func CaveatText(c Caveats) string {
 		parts[0] += fmt.Sprintf(", %d with no label at all", c.Unlabelled)
 	}
 	if c.UnknownOutcome >= 0 {
-		parts = append(parts, fmt.Sprintf("%d have an unknown outcome (left out of pass@1 and pass^k)", c.UnknownOutcome))
+		verb := "have"
+		if c.UnknownOutcome == 1 {
+			verb = "has"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s an unknown outcome (left out of pass@1 and pass^k)", c.UnknownOutcome, verb))
 	} else {
 		parts = append(parts, "unknown outcomes not recorded")
 	}
