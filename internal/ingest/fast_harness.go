@@ -237,8 +237,8 @@ func (f *sweFile) fastWalk(d *jdoc) bool {
 // mini-swe-agent.
 
 var (
-	miniMessageFields  = jfields{"role", "content", "extra", "tool_calls", "tool_call_id"}
-	miniExtraFields    = jfields{"response"}
+	miniMessageFields  = jfields{"role", "content", "extra", "tool_calls", "tool_call_id", "object", "type", "call_id", "output", "usage"}
+	miniExtraFields    = jfields{"response", "actions", "raw_output", "returncode", "exception_info"}
 	miniResponseFields = jfields{"usage"}
 	miniUsageFields    = jfields{"prompt_tokens", "completion_tokens"}
 	oaToolCallFields   = jfields{"id", "function"}
@@ -356,20 +356,34 @@ func (d *jdoc) miniMessage(v int32) (m miniMessage, text string) {
 			})
 		case 4:
 			m.ToolCallID = d.str(val)
+		case 5:
+			m.Object = d.raw(val)
+		case 6:
+			m.Type = d.raw(val)
+		case 7:
+			m.CallID = d.raw(val)
+		case 8:
+			m.Output = d.raw(val)
+		case 9:
+			m.Usage = d.raw(val)
 		}
 	})
 	return m, text
 }
 
-// miniExtra reads a message's extra down to the response's usage, the
-// only part kept (the rest, the API's whole response, was checked by the
-// parse and is never looked at again).
+// miniExtra reads a message's extra: the response's usage (the rest, the
+// API's whole response, was checked by the parse and is never looked at
+// again) and 2.x's actions and command result.
 func (d *jdoc) miniExtra(v int32) *miniExtra {
 	if !d.object(v) {
 		return nil
 	}
 	e := &miniExtra{}
-	d.fields(v, miniExtraFields, func(_ int, val int32) {
+	d.fields(v, miniExtraFields, func(f int, val int32) {
+		if f > 0 {
+			d.miniExtraResult(e, f, val)
+			return
+		}
 		if !d.object(val) {
 			return
 		}

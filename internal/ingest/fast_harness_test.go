@@ -185,6 +185,9 @@ func FuzzHarnessFastSlow(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	for _, s := range miniV2Seeds {
+		f.Add([]byte(s))
+	}
 	decoders := []struct {
 		name   string
 		decode func(context.Context, Source, func(Record) error) error

@@ -31,7 +31,7 @@ func HarnessFormats() []Format {
 // agentLogFormats are the formats of an agent's own log, the ones a
 // trial folder's agent/ may hold, in detection order.
 func agentLogFormats() []Format {
-	return []Format{InspectFormat, SWEAgentFormat, MiniSWEAgentFormat, OpenHandsFormat, GeminiFormat, CodexFormat, ACPFormat, ClaudeCodeFormat, AiderFormat}
+	return []Format{InspectFormat, SWEAgentFormat, MiniSWEAgentFormat, OpenHandsFormat, GeminiFormat, CodexFormat, CodexExecFormat, ACPFormat, ClaudeCodeFormat, AiderFormat}
 }
 
 // The --format names of the harness formats.

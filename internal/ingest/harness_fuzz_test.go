@@ -152,6 +152,16 @@ func FuzzCodexDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, CodexFormat, data) })
 }
 
+func FuzzCodexExecDecode(f *testing.F) {
+	b, err := os.ReadFile(filepath.Join("testdata", "codex-exec", "fix-tests.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(`{"type":"thread.started","thread_id":"t"}` + "\n" + `{"type":"item.completed","item":{"id":"i","type":"file_change","changes":null}}` + "\n" + `{"type":"item.updated","item":{"id":"i","type":"web_search","query":"\u00e9"}}` + "\n"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, CodexExecFormat, data) })
+}
+
 func FuzzGeminiDecode(f *testing.F) {
 	fuzzSeeds(f, "gemini-cli", "*")
 	// A rewind, a $set, a shell call with an old-style exit line and an

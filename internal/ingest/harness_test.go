@@ -154,7 +154,7 @@ func TestHarnessDetection(t *testing.T) {
 		require.NotNil(t, f.Decode)
 		names = append(names, f.Name)
 	}
-	require.Equal(t, []string{"inspect", "trial", "swe-agent", "mini-swe-agent", "openhands", "gemini-cli", "codex", "acp", "claude-code", "aider"}, names)
+	require.Equal(t, []string{"inspect", "trial", "swe-agent", "mini-swe-agent", "openhands", "gemini-cli", "codex", "codex-exec", "acp", "claude-code", "aider"}, names)
 }
 
 // truncations are the cut points (fractions of the file) tried on every

@@ -71,6 +71,16 @@ type oaToolCall struct {
 
 type miniExtra struct {
 	Response *miniResponse `json:"response"`
+	// The fields mini-swe-agent 2.x (trajectory_format mini-swe-agent-1.1)
+	// adds: an assistant message's parsed actions, an observation's command
+	// result. They are read leniently (see miniResult), never rejected.
+	Actions       json.RawMessage `json:"actions"`
+	RawOutput     json.RawMessage `json:"raw_output"`
+	ReturnCode    json.RawMessage `json:"returncode"`
+	ExceptionInfo json.RawMessage `json:"exception_info"`
+	// result is the command result the fields above hold, filled by each
+	// path (settle on the slow one).
+	result miniResult
 }
 
 type miniResponse struct {
@@ -83,6 +93,16 @@ type miniMessage struct {
 	Extra      *miniExtra      `json:"extra"`
 	ToolCalls  []oaToolCall    `json:"tool_calls"`
 	ToolCallID string          `json:"tool_call_id"`
+	// A model on OpenAI's Responses API (mini-swe-agent 2.x
+	// litellm_response and the like) saves the whole response object as
+	// the assistant's message ({object: "response", output: [...], usage})
+	// and each observation as {type: "function_call_output", call_id,
+	// output}; neither has a role. Read leniently in addResponse.
+	Object json.RawMessage `json:"object"`
+	Type   json.RawMessage `json:"type"`
+	CallID json.RawMessage `json:"call_id"`
+	Output json.RawMessage `json:"output"`
+	Usage  json.RawMessage `json:"usage"`
 }
 
 type miniInfo struct {
@@ -101,7 +121,7 @@ type miniInfo struct {
 // miniBuilder turns the message stream into a trace as it arrives.
 type miniBuilder struct {
 	t        *triage.Trace
-	pending  int // index of the tool call awaiting its observation, or -1
+	pending  []int // the tool calls awaiting their observations, in order
 	byID     map[string]int
 	sawTask  bool
 	tokens   triage.Tokens
@@ -154,7 +174,7 @@ func decodeMini(ctx context.Context, src Source, emit func(Record) error) error 
 }
 
 func newMiniBuilder(src Source) *miniBuilder {
-	return &miniBuilder{t: newHarnessTrace(nameMini, src), pending: -1, byID: map[string]int{}}
+	return &miniBuilder{t: newHarnessTrace(nameMini, src), byID: map[string]int{}}
 }
 
 // walk reads the trajectory token by token with encoding/json.
@@ -175,6 +195,9 @@ func (m *miniFast) walk(ctx context.Context, src Source, b *miniBuilder) (*json.
 				if err := dec.Decode(&msg); err != nil {
 					return err
 				}
+				if msg.Extra != nil {
+					msg.Extra.settle()
+				}
 				b.add(msg, contentText(msg.Content))
 				return nil
 			})
@@ -185,13 +208,27 @@ func (m *miniFast) walk(ctx context.Context, src Source, b *miniBuilder) (*json.
 }
 
 var (
-	bashBlock  = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n?```")
+	// The action block: ```bash in mini-swe-agent 1.x, ```mswea_bash_command
+	// in 2.x's text-based models (its default action_regex).
+	bashBlock  = regexp.MustCompile("(?s)```(?:bash|mswea_bash_command)\\s*\\n(.*?)\\n?```")
 	returnCode = regexp.MustCompile(`<returncode>\s*(-?\d+)\s*</returncode>`)
 )
 
 // add takes message m, whose content reads as text.
 func (b *miniBuilder) add(m miniMessage, text string) {
 	t := b.t
+	if len(m.Object) > 0 || len(m.Type) > 0 {
+		switch {
+		case rawText(m.Object) == "response":
+			b.addResponse(m)
+			return
+		case rawText(m.Type) == "function_call_output":
+			if i, ok := b.byID[rawText(m.CallID)]; ok {
+				fillMiniResult(&t.ToolCalls[i], rawText(m.Output), m.Extra)
+			}
+			return
+		}
+	}
 	switch m.Role {
 	case "system":
 		return
@@ -205,7 +242,7 @@ func (b *miniBuilder) add(m miniMessage, text string) {
 		if strings.TrimSpace(text) != "" {
 			t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: text})
 		}
-		b.pending = -1
+		b.pending = b.pending[:0]
 		if len(m.ToolCalls) > 0 {
 			for _, tc := range m.ToolCalls {
 				b.byID[tc.ID] = len(t.ToolCalls)
@@ -213,23 +250,34 @@ func (b *miniBuilder) add(m miniMessage, text string) {
 			}
 			return
 		}
+		// A 2.x text-based model records the commands it parsed; each
+		// gets the next observation, in order.
+		if m.Extra != nil && len(m.Extra.Actions) > 0 {
+			if cmds := miniActions(m.Extra.Actions); len(cmds) > 0 {
+				for _, c := range cmds {
+					b.pending = append(b.pending, len(t.ToolCalls))
+					t.ToolCalls = append(t.ToolCalls, triage.ToolCall{Name: "bash", Args: commandArgs(c)})
+				}
+				return
+			}
+		}
 		if blocks := bashBlock.FindAllStringSubmatch(text, -1); len(blocks) == 1 {
-			b.pending = len(t.ToolCalls)
+			b.pending = append(b.pending, len(t.ToolCalls))
 			t.ToolCalls = append(t.ToolCalls, triage.ToolCall{Name: "bash", Args: commandArgs(blocks[0][1])})
 		}
 	case "tool":
 		if i, ok := b.byID[m.ToolCallID]; ok {
-			fillMiniObservation(&t.ToolCalls[i], text)
+			fillMiniResult(&t.ToolCalls[i], text, m.Extra)
 		}
-	default: // user
+	default: // user, and 2.x's closing "exit" message
 		if !b.sawTask {
 			b.sawTask = true
 			t.Messages = append(t.Messages, triage.Message{Role: "user", Content: text})
 			return
 		}
-		if b.pending >= 0 {
-			fillMiniObservation(&t.ToolCalls[b.pending], text)
-			b.pending = -1
+		if len(b.pending) > 0 {
+			fillMiniResult(&t.ToolCalls[b.pending[0]], text, m.Extra)
+			b.pending = b.pending[1:]
 			return
 		}
 		// Format-error feedback and other harness notes stay visible.
