@@ -175,8 +175,8 @@ func TestReportViewCarriesSections(t *testing.T) {
 	for _, s := range v.Sections {
 		titles = append(titles, s.Title)
 	}
-	require.Equal(t, []string{"By run", "By model", "By agent", "By prompt", "Trends by run", "By repository", "By task type", "By tool used", "By failing tool",
-		"Capability × reliability by model", "Model × task: solved seeds out of k"}, titles)
+	require.Equal(t, []string{"Cost", "By run", "By model", "By agent", "By prompt", "Trends by run", "By repository", "By task type", "By tool used", "By failing tool",
+		"Capability × reliability by model", "Model × task: solved seeds out of k", "Definitions"}, titles)
 }
 
 // TestReportRedactsClusterNamesAndTools: with --redact, a secret in the

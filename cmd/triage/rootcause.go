@@ -103,9 +103,10 @@ type failingRefs struct {
 // reportRootCauses groups the root causes of the failing traces (a
 // current label other than a pass, labelled by the rules) for the
 // report: each triage.RootCause line with its volatile details normalised
-// (signature.Template), largest first, with a few of its traces. It reads
-// the verdicts' evidence a batch at a time; the traces were gathered in
-// the tally's pass, so the label states are read once.
+// (signature.Template), largest first, with a few of its traces and
+// (Keys) all of them. It reads the verdicts' evidence a batch at a time;
+// the traces were gathered in the tally's pass, so the label states are
+// read once.
 func (a *app) reportRootCauses(ctx context.Context, failing *failingRefs, redact bool) ([]card.RootCauseGroup, error) {
 	if len(failing.ids) == 0 {
 		return []card.RootCauseGroup{}, nil
@@ -149,6 +150,9 @@ func (a *app) reportRootCauses(ctx context.Context, failing *failingRefs, redact
 				groups[cause] = g
 			}
 			g.Count++
+			// Every trace, for the report screen to open (the report's
+			// Redactor masks them with the rest); a few are examples.
+			g.Keys = append(g.Keys, keys[i])
 			if len(g.Traces) < 3 {
 				g.Traces = append(g.Traces, rd.String(keys[i]))
 			}

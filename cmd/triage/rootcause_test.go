@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/card"
 )
 
 // TestTracesShowRootCause: `traces` has a ROOT CAUSE column and
@@ -78,6 +80,18 @@ func TestReportListsRootCauses(t *testing.T) {
 		total += g.Count
 	}
 	require.Equal(t, 12, total, "every failing trace once; the pass has no root cause here")
+
+	// The report screen's view carries every trace of a root cause, for
+	// enter to open, not only the JSON's examples.
+	a := &app{dbPath: c.db, stdout: &strings.Builder{}, stderr: &strings.Builder{}}
+	in, _, err := a.cardInputAlone(t.Context(), "", true)
+	require.NoError(t, err)
+	v := card.View(card.Report(in))
+	require.NotEmpty(t, v.RootCauses)
+	for _, g := range v.RootCauses {
+		require.Len(t, g.Keys, g.Count, g.Cause)
+		require.Subset(t, g.Keys, g.Traces)
+	}
 
 	for format, want := range map[string]string{"text": "Root causes of failing traces", "md": "## Root causes of failing traces", "html": "<h2>Root causes of failing traces</h2>"} {
 		code, out, errOut := c.run("", "report", "--format", format)

@@ -3,17 +3,21 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/stretchr/testify/require"
 
+	"github.com/triage-dev/triage/internal/card"
 	"github.com/triage-dev/triage/internal/rules"
 	"github.com/triage-dev/triage/internal/termtest"
 	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/ui"
 )
 
 // hostileName is the payload for names: task IDs, runs, file names. It
@@ -259,6 +263,34 @@ func TestTextCommandsKeepHostileTextInert(t *testing.T) {
 		runStep(s)
 	}
 	require.Contains(t, show, "␛", "the walk reached hostile text (shown as stand-ins)")
+	requireReportScreenInert(t, &app{dbPath: c.db, taxonomyPath: f.tax, stdout: io.Discard, stderr: io.Discard})
+}
+
+// requireReportScreenInert draws the report screen (report --tui) from
+// the store as showReportTUI does, root causes included, at two widths,
+// with the cursor on every figure in turn (its title names what it
+// opens), and checks each frame.
+func requireReportScreenInert(t *testing.T, a *app) {
+	t.Helper()
+	in, notes, err := a.cardInputAlone(t.Context(), "", true)
+	require.NoError(t, err)
+	termtest.RequireInert(t, "report screen notes", notes)
+	v := card.View(card.Report(in))
+	require.NotEmpty(t, v.RootCauses, "the hostile failures have root causes")
+	hostile := false
+	for _, rc := range v.RootCauses {
+		hostile = hostile || strings.ContainsAny(rc.Cause+strings.Join(rc.Traces, ""), "\x1b\u009b\u202e")
+	}
+	require.True(t, hostile, "a root cause or its traces carry the payload")
+	for _, w := range []int{60, 160} {
+		var m tea.Model = ui.NewReportView(v)
+		m, _ = m.Update(tea.WindowSizeMsg{Width: w, Height: 300})
+		termtest.RequireInert(t, fmt.Sprintf("report screen at width %d", w), m.View())
+		for i := range 40 {
+			m, _ = m.Update(tea.KeyMsg{Type: tea.KeyTab})
+			termtest.RequireInert(t, fmt.Sprintf("report screen at width %d, figure %d", w, i), m.View())
+		}
+	}
 }
 
 // surfaceName names a command for a failure message, short and inert.

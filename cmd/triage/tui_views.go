@@ -39,7 +39,7 @@ func (a *app) showAgreementTUI(ctx context.Context, db store.Store, rep *agreeme
 	// the caveats when they are counted. A copy: the screen draws v
 	// meanwhile.
 	cfg.LoadAgreement = func(ctx context.Context) (*ui.AgreementView, error) {
-		in, notes, err := a.cardInputAlone(ctx, "")
+		in, notes, err := a.cardInputAlone(ctx, "", false)
 		if err != nil {
 			return nil, err
 		}
@@ -54,8 +54,10 @@ func (a *app) showAgreementTUI(ctx context.Context, db store.Store, rep *agreeme
 }
 
 // showReportTUI shows a run's report full screen (`report --tui`): the
-// failure mix as bars and the per-task × seed grid as coloured cells; a
-// bar or a cell opens its traces in the review screen.
+// failure mix as bars, the outcomes, the root causes of failing traces
+// and the per-task × seed grid as coloured cells, then the sections the
+// text report shows; a bar, an outcome, the leftovers, the leaked, a root
+// cause or a cell opens its traces in the review screen.
 func (a *app) showReportTUI(ctx context.Context, run string, redact bool) error {
 	if !a.isTerminal(a.stdout) {
 		return errors.New("--tui needs a terminal (stdout is not one); drop --tui for the text report")
@@ -82,7 +84,7 @@ func (a *app) showReportTUI(ctx context.Context, run string, redact bool) error 
 	// The report reads every trace of the run (3.9 s over 100k): the
 	// screen computes it after its first frame, in a command.
 	cfg.LoadReport = func(ctx context.Context) (*reportview.Report, error) {
-		in, notes, err := a.cardInputAlone(ctx, run)
+		in, notes, err := a.cardInputAlone(ctx, run, true)
 		if err != nil {
 			return nil, err
 		}
@@ -99,14 +101,24 @@ func (a *app) showReportTUI(ctx context.Context, run string, redact bool) error 
 }
 
 // cardInputAlone reads a report's input over a store of its own, so that
-// it does not queue behind (nor hold up) the screen's reads. It runs
-// while the screen owns the terminal, where a note on stderr would tear
-// the frame: the notes are returned, for the caveats.
-func (a *app) cardInputAlone(ctx context.Context, run string) (card.Input, string, error) {
+// it does not queue behind (nor hold up) the screen's reads; with
+// rootCauses, the failing traces' root causes too, as report does. It
+// runs while the screen owns the terminal, where a note on stderr would
+// tear the frame: the notes are returned, for the caveats.
+func (a *app) cardInputAlone(ctx context.Context, run string, rootCauses bool) (card.Input, string, error) {
 	var notes bytes.Buffer
 	q := *a
 	q.stderr = &notes
-	in, _, err := q.loadCardInput(ctx, run, false, cardRead{})
+	var opt cardRead
+	var failing failingRefs
+	if rootCauses {
+		opt.failing = &failing
+	}
+	in, _, err := q.loadCardInput(ctx, run, false, opt)
+	if err == nil && rootCauses {
+		// Unmasked: the screen's Redactor masks the report as a whole.
+		in.RootCauses, err = q.reportRootCauses(ctx, &failing, false)
+	}
 	return in, strings.TrimSpace(notes.String()), err
 }
 

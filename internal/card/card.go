@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -89,13 +90,7 @@ type TaxonomyInfo struct {
 
 // LabelSources says how many of the primary counts rest on people and how
 // many on the rules alone; unresolved traces are in none of them.
-type LabelSources struct {
-	Adjudicated int `json:"adjudicated"`
-	Human       int `json:"human"`
-	Rules       int `json:"rules"`
-	// People is Adjudicated + Human.
-	People int `json:"people"`
-}
+type LabelSources = reportview.LabelSources
 
 // Unresolved are traces whose label nobody has settled yet (only with
 // AllowUnresolved): rules leftovers nobody reviewed, or reviewers who

@@ -53,8 +53,8 @@ func TestBuildDerivedFigures(t *testing.T) {
 	require.InDelta(t, 0.2, c.Derived.ContractPassRate, 1e-12)
 	require.InDelta(t, 0.3, c.Derived.AssumptionShare, 1e-12)
 	require.InDelta(t, 0.2, c.Derived.LoopShare, 1e-12)
-	require.Equal(t, Counts{{"success", 3}, {"incomplete", 1}, {"failed", 5}, {"blocked", 1}}, c.OutcomeCounts)
-	require.Equal(t, Counts{{triage.TagLeaked, 0}, {"FLAKY", 1}}, c.SecondaryCounts)
+	require.Equal(t, Counts{{Key: "success", N: 3}, {Key: "incomplete", N: 1}, {Key: "failed", N: 5}, {Key: "blocked", N: 1}}, c.OutcomeCounts)
+	require.Equal(t, Counts{{Key: triage.TagLeaked, N: 0}, {Key: "FLAKY", N: 1}}, c.SecondaryCounts)
 	require.Equal(t, LabelSources{Adjudicated: 1, Human: 1, Rules: 8, People: 2}, c.LabelSources)
 
 	// Seeds: T01 2/2, T02 1/2, others 0/2; k = 2, five tasks.

@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
 // Count is one named count in an ordered count map.
-type Count struct {
-	Key string
-	N   int
-}
+type Count = reportview.Count
 
 // Counts is a JSON object of counts whose key order is meaningful (the
 // taxonomy's class order), which a Go map cannot keep.

@@ -14,7 +14,7 @@ func TestCountsUnmarshalKeepsOrderAndRefusesRepeats(t *testing.T) {
 	t.Parallel()
 	var c Counts
 	require.NoError(t, json.Unmarshal([]byte(`{"B": 2, "A": 0, "C": 5}`), &c))
-	require.Equal(t, Counts{{"B", 2}, {"A", 0}, {"C", 5}}, c)
+	require.Equal(t, Counts{{Key: "B", N: 2}, {Key: "A", N: 0}, {Key: "C", N: 5}}, c)
 	require.ErrorContains(t, json.Unmarshal([]byte(`{"A": 1, "B": 2, "A": 3}`), &c), `count "A" appears twice`)
 	require.ErrorContains(t, json.Unmarshal([]byte(`{"A": -1}`), &c), "not a non-negative integer")
 }
@@ -39,7 +39,7 @@ func TestCountsUnmarshalManyKeys(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(b.String()), &c))
 	require.Less(t, time.Since(start), 10*time.Second)
 	require.Len(t, c, n)
-	require.Equal(t, Count{"k099999", n - 1}, c[n-1])
+	require.Equal(t, Count{Key: "k099999", N: n - 1}, c[n-1])
 	require.Equal(t, n*(n-1)/2, c.Sum())
 }
 
@@ -51,8 +51,8 @@ func TestClassDeltasManyClasses(t *testing.T) {
 	const n = 30_000
 	a, b := &Card{NTasks: n}, &Card{NTasks: 2 * n}
 	for i := range n {
-		a.PrimaryCounts = append(a.PrimaryCounts, Count{fmt.Sprintf("c%05d", i), 1})
-		b.PrimaryCounts = append(b.PrimaryCounts, Count{fmt.Sprintf("c%05d", n-1-i+n/2), 2})
+		a.PrimaryCounts = append(a.PrimaryCounts, Count{Key: fmt.Sprintf("c%05d", i), N: 1})
+		b.PrimaryCounts = append(b.PrimaryCounts, Count{Key: fmt.Sprintf("c%05d", n-1-i+n/2), N: 2})
 	}
 	start := time.Now()
 	d := classDeltas(a, b)

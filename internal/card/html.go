@@ -108,24 +108,20 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	}
 
 	p("<h2>Outcomes</h2>")
-	p("<p>%s</p>", esc(countsLine(r.OutcomeCounts)))
-	if r.SecondaryCounts.Sum() > 0 {
-		p("<p>Secondary tags: %s</p>", esc(countsLine(r.SecondaryCounts)))
+	p("<p>%s</p>", esc(countsLine(v.Outcomes)))
+	if v.Secondary != nil {
+		p("<p>Secondary tags: %s</p>", esc(countsLine(v.Secondary)))
 	}
-	p("<p>Labels: %d rules, %d human, %d adjudicated.</p>", r.LabelSources.Rules, r.LabelSources.Human, r.LabelSources.Adjudicated)
-	p(`<p%s>Leftovers: %d%s</p>`, warnIf(r.Leftovers.Count > 0), r.Leftovers.Count, esc(listSuffix(r.Leftovers.Traces)))
-	if len(r.NotChecked) > 0 {
-		p(`<p>Not checked for the whole run:</p><ul>`)
-		for _, n := range notCheckedTexts(r.NotChecked) {
-			p(`<li>%s</li>`, esc(n))
-		}
-		p(`</ul>`)
+	p("<p>Labels: %d rules, %d human, %d adjudicated.</p>", v.Labels.Rules, v.Labels.Human, v.Labels.Adjudicated)
+	p(`<p%s>Leftovers: %d%s</p>`, warnIf(v.Leftovers > 0), v.Leftovers, esc(listSuffix(v.LeftoverTraces)))
+	p(`<p%s>Leaked: %d%s</p>`, warnIf(len(v.Leaked) > 0), len(v.Leaked), esc(listSuffix(v.Leaked)))
+	if v.NotChecked != nil {
+		htmlSection(&b, *v.NotChecked)
 	}
-	p(`<p%s>Leaked: %d%s</p>`, warnIf(len(r.Leaked) > 0), len(r.Leaked), esc(listSuffix(r.Leaked)))
-	if len(r.RootCauses) > 0 {
+	if len(v.RootCauses) > 0 {
 		p("<h2>Root causes of failing traces</h2>")
-		rcRows := make([][]string, 0, len(r.RootCauses))
-		for _, rc := range r.RootCauses {
+		rcRows := make([][]string, 0, len(v.RootCauses))
+		for _, rc := range v.RootCauses {
 			rcRows = append(rcRows, []string{strconv.Itoa(rc.Count), rc.Cause, listSome(rc.Traces, 3)})
 		}
 		htmlTable(&b, []string{"traces", "root cause", "for example"}, rcRows)
@@ -139,15 +135,9 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 		p(`<p class="warn">%d of the pack's %d tasks have no trace</p>`, v.TasksInPack-len(v.Grid.Tasks), v.TasksInPack)
 	}
 
-	c := r.Cost
-	p("<h2>Cost</h2>")
-	htmlTable(&b, []string{"input tokens", "output tokens", "dollars", "median wall", "$/solved"},
-		[][]string{{thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved)}})
 	for _, sec := range v.Sections {
 		p("<h2>%s</h2>", esc(sec.Title))
-		for _, n := range sec.Notes {
-			p("<p>%s</p>", esc(n))
-		}
+		htmlNotes(&b, sec)
 		table := sec.Head != nil
 		switch sec.Title {
 		case dumbbellTitle:
@@ -163,15 +153,7 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 			htmlTable(&b, sec.Head, sec.Rows)
 		}
 	}
-	if a := r.Agreement; a != nil {
-		p("<h2>Agreement</h2>")
-		p("<p>slice %s · %d units · alpha %s · 95%% CI %s · <b>%s</b></p>", esc(a.Slice), a.Units, optFrac(a.Alpha), optCI(a.CI95), esc(a.Verdict))
-	}
-	p("<h2>Definitions</h2><ul>")
-	for _, d := range r.Definitions {
-		p("<li>%s</li>", esc(d))
-	}
-	p("</ul></body></html>")
+	p("</body></html>")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -187,6 +169,33 @@ func warnIf(b bool) string {
 		return ` class="warn"`
 	}
 	return ""
+}
+
+// htmlSection writes a section: its title, its notes, its table.
+func htmlSection(b *strings.Builder, sec Section) {
+	b.WriteString("<h2>" + esc(sec.Title) + "</h2>\n")
+	htmlNotes(b, sec)
+	if sec.Head != nil {
+		htmlTable(b, sec.Head, sec.Rows)
+	}
+}
+
+// htmlNotes writes a section's notes as paragraphs, or as one list.
+func htmlNotes(b *strings.Builder, sec Section) {
+	if !sec.List {
+		for _, n := range sec.Notes {
+			b.WriteString("<p>" + esc(n) + "</p>\n")
+		}
+		return
+	}
+	if len(sec.Notes) == 0 {
+		return
+	}
+	b.WriteString("<ul>\n")
+	for _, n := range sec.Notes {
+		b.WriteString("<li>" + esc(n) + "</li>\n")
+	}
+	b.WriteString("</ul>\n")
 }
 
 // htmlTable writes a table; every cell is escaped here, whatever its origin.

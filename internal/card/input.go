@@ -1,6 +1,7 @@
 package card
 
 import (
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -47,13 +48,9 @@ type Input struct {
 }
 
 // RootCauseGroup is one root cause shared by failing traces: the line
-// with its volatile details normalised, how many traces have it, and a
-// few of them.
-type RootCauseGroup struct {
-	Cause  string   `json:"cause"`
-	Count  int      `json:"count"`
-	Traces []string `json:"traces"`
-}
+// with its volatile details normalised, how many traces have it, a few
+// of them, and (not in the JSON report) all of them.
+type RootCauseGroup = reportview.RootCause
 
 // tally returns the input's rows folded.
 func (in *Input) tally() *Tally {

@@ -93,27 +93,24 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 
 	p("## Outcomes")
 	p("")
-	p("%s", md(countsLine(r.OutcomeCounts)))
+	p("%s", md(countsLine(v.Outcomes)))
 	p("")
-	if r.SecondaryCounts.Sum() > 0 {
-		p("Secondary tags: %s", md(countsLine(r.SecondaryCounts)))
+	if v.Secondary != nil {
+		p("Secondary tags: %s", md(countsLine(v.Secondary)))
 		p("")
 	}
 	p("Labels: %d rules, %d human, %d adjudicated. Leftovers: %d%s. Leaked: %d%s.",
-		r.LabelSources.Rules, r.LabelSources.Human, r.LabelSources.Adjudicated,
-		r.Leftovers.Count, md(listSuffix(r.Leftovers.Traces)), len(r.Leaked), md(listSuffix(r.Leaked)))
-	if len(r.NotChecked) > 0 {
-		p("Not checked for the whole run:")
-		for _, n := range notCheckedTexts(r.NotChecked) {
-			p("- %s", md(n))
-		}
-	}
+		v.Labels.Rules, v.Labels.Human, v.Labels.Adjudicated,
+		v.Leftovers, md(listSuffix(v.LeftoverTraces)), len(v.Leaked), md(listSuffix(v.Leaked)))
 	p("")
-	if len(r.RootCauses) > 0 {
+	if v.NotChecked != nil {
+		mdSection(&b, *v.NotChecked, table)
+	}
+	if len(v.RootCauses) > 0 {
 		p("## Root causes of failing traces")
 		p("")
-		rcRows := make([][]string, 0, len(r.RootCauses))
-		for _, rc := range r.RootCauses {
+		rcRows := make([][]string, 0, len(v.RootCauses))
+		for _, rc := range v.RootCauses {
 			rcRows = append(rcRows, []string{strconv.Itoa(rc.Count), md(rc.Cause), md(listSome(rc.Traces, 3))})
 		}
 		table([]string{"traces", "root cause", "for example"}, rcRows)
@@ -146,41 +143,39 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 	}
 	p("")
 
-	c := r.Cost
-	p("## Cost")
-	p("")
-	table([]string{"input tokens", "output tokens", "dollars", "median wall", "$/solved"}, [][]string{
-		{thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved)},
-	})
 	for _, sec := range v.Sections {
-		p("## %s", md(sec.Title))
-		p("")
-		for _, n := range sec.Notes {
-			p("%s", md(n))
-			p("")
-		}
-		if sec.Head == nil {
+		mdSection(&b, sec, table)
+	}
+	// A section ends on a blank line; the page ends on its last line.
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+// mdSection writes a section: its title, its notes as paragraphs (or as
+// one list), then its table drawn by table.
+func mdSection(b *strings.Builder, sec Section, table func(head []string, rows [][]string)) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+	p("## %s", md(sec.Title))
+	p("")
+	for _, n := range sec.Notes {
+		if sec.List {
+			p("- %s", md(n))
 			continue
 		}
-		head, rows := mdCells(sec.Head), make([][]string, len(sec.Rows))
-		for i, row := range sec.Rows {
-			rows[i] = mdCells(row)
-		}
-		table(head, rows)
-	}
-	if a := r.Agreement; a != nil {
-		p("## Agreement")
-		p("")
-		p("Slice %s, %d units, alpha %s, 95%% CI %s: **%s**.", md(a.Slice), a.Units, optFrac(a.Alpha), optCI(a.CI95), md(a.Verdict))
+		p("%s", md(n))
 		p("")
 	}
-	p("## Definitions")
-	p("")
-	for _, d := range r.Definitions {
-		p("- %s", mdEscaper.Replace(d))
+	if sec.List && len(sec.Notes) > 0 {
+		p("")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if sec.Head == nil {
+		return
+	}
+	head, rows := mdCells(sec.Head), make([][]string, len(sec.Rows))
+	for i, row := range sec.Rows {
+		rows[i] = mdCells(row)
+	}
+	table(head, rows)
 }
 
 // mdCells escapes a section's cells for a Markdown table.

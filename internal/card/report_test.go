@@ -6,13 +6,15 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"github.com/triage-dev/triage/internal/triage"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/reportview"
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 func TestReportTextGolden(t *testing.T) {
@@ -41,6 +43,9 @@ func hostileInput() Input {
 	in.Traces[5].Leftover = true
 	in.Traces[6].Leaked = true
 	in.Controls.RunID = "r1<style>@import 'http://x'</style>"
+	// A root cause and a run's note are trace text too.
+	in.RootCauses = []RootCauseGroup{{Cause: "called " + evil + " at step 3", Count: 2, Traces: []string{"r1/" + evil + "#0"}, Keys: []string{"r1/" + evil + "#0", "r1/" + evil + "#1"}}}
+	in.NotChecked = []RunNote{{RunID: "r1\x1b]8;;http://x\x07", Note: "allowlist: " + evil, Traces: 10}}
 	return in
 }
 
@@ -250,9 +255,23 @@ func TestViewCarriesTheReport(t *testing.T) {
 	require.Equal(t, CaveatText(r.Caveats), v.Caveats)
 	require.False(t, v.CaveatsWarn, "nothing left out, taxonomy trusted")
 	require.Same(t, &r.Grid.Tasks[0], &v.Grid.Tasks[0], "the grid is the report's, not a copy")
-	require.Equal(t, "By model", v.Sections[0].Title)
+	require.Equal(t, "Cost", v.Sections[0].Title)
+	require.Equal(t, "By model", v.Sections[1].Title)
+	require.Equal(t, "Agreement", v.Sections[len(v.Sections)-2].Title)
+	require.Equal(t, Section{Title: "Definitions", Notes: Definitions, List: true}, v.Sections[len(v.Sections)-1])
+	require.Equal(t, []reportview.Count(r.OutcomeCounts), v.Outcomes)
+	require.Equal(t, []reportview.Count(r.SecondaryCounts), v.Secondary)
+	require.Equal(t, r.LabelSources, v.Labels)
+	require.Nil(t, v.NotChecked, "every rule applied")
+	require.Empty(t, v.RootCauses)
 	in := seedMix()
 	in.Traces[0].Leftover = true
 	require.True(t, View(Report(in)).CaveatsWarn)
 	require.Equal(t, "every run", View(Report(Input{})).Title)
+	in.NotChecked = []RunNote{{RunID: "r1", Note: "allowlist: no pack", Traces: 10}}
+	in.RootCauses = []RootCauseGroup{{Cause: "submitted after tests failed at step 31", Count: 2, Traces: []string{"r1/T03#0"}, Keys: []string{"r1/T03#0", "r1/T04#1"}}}
+	v = View(Report(in))
+	require.Equal(t, &Section{Title: "Not checked for the whole run", Notes: []string{"r1 · allowlist: no pack (10 traces)"}, List: true}, v.NotChecked)
+	require.Equal(t, in.RootCauses, v.RootCauses)
+	require.Nil(t, View(Report(Input{})).Secondary, "no secondary tags")
 }

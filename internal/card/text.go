@@ -139,31 +139,28 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	}
 
 	line("")
-	line("%s %s", st.Heading.Render("Outcomes"), countsLine(r.OutcomeCounts))
-	if r.SecondaryCounts.Sum() > 0 {
-		line("%s %s", st.Label.Render("Secondary"), countsLine(r.SecondaryCounts))
+	line("%s %s", st.Heading.Render("Outcomes"), countsLine(v.Outcomes))
+	if v.Secondary != nil {
+		line("%s %s", st.Label.Render("Secondary"), countsLine(v.Secondary))
 	}
-	line("%s %d rules · %d human · %d adjudicated", st.Label.Render("Labels"), r.LabelSources.Rules, r.LabelSources.Human, r.LabelSources.Adjudicated)
+	line("%s %d rules · %d human · %d adjudicated", st.Label.Render("Labels"), v.Labels.Rules, v.Labels.Human, v.Labels.Adjudicated)
 	leftStyle := st.Muted
-	if r.Leftovers.Count > 0 {
+	if v.Leftovers > 0 {
 		leftStyle = st.Warn
 	}
-	line("%s %s", st.Label.Render("Leftovers"), leftStyle.Render(strconv.Itoa(r.Leftovers.Count)+listSuffix(r.Leftovers.Traces)))
+	line("%s %s", st.Label.Render("Leftovers"), leftStyle.Render(strconv.Itoa(v.Leftovers)+listSuffix(v.LeftoverTraces)))
 	leakStyle := st.Muted
-	if len(r.Leaked) > 0 {
+	if len(v.Leaked) > 0 {
 		leakStyle = st.Warn
 	}
-	line("%s %s", st.Label.Render("Leaked"), leakStyle.Render(strconv.Itoa(len(r.Leaked))+listSuffix(r.Leaked)))
-	if len(r.NotChecked) > 0 {
-		line("%s", st.Label.Render("Not checked for the whole run"))
-		for _, n := range notCheckedTexts(r.NotChecked) {
-			line("  %s", renderLines(st.Muted, reportview.WrapHang(n, width-2, 4)))
-		}
+	line("%s %s", st.Label.Render("Leaked"), leakStyle.Render(strconv.Itoa(len(v.Leaked))+listSuffix(v.Leaked)))
+	if v.NotChecked != nil {
+		writeTextSection(&b, *v.NotChecked, st, width)
 	}
-	if len(r.RootCauses) > 0 {
+	if len(v.RootCauses) > 0 {
 		line("")
 		line("%s", st.Heading.Render("Root causes of failing traces"))
-		for _, rc := range r.RootCauses {
+		for _, rc := range v.RootCauses {
 			line("  %s", reportview.WrapHang(fmt.Sprintf("%5d  %s", rc.Count, clean(rc.Cause)), width, 9))
 			line("         %s", renderLines(st.Muted, reportview.WrapHang("e.g. "+clean(strings.Join(rc.Traces, ", ")), width, 14)))
 		}
@@ -179,26 +176,8 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 		line("  %s", st.Warn.Render(fmt.Sprintf("%d of the pack's %d tasks have no trace", v.TasksInPack-len(v.Grid.Tasks), v.TasksInPack)))
 	}
 
-	line("")
-	c := r.Cost
-	line("%s %s · %s per solved · median wall %s", st.Heading.Render("Cost"), dollars(c.Dollars), dollars(c.DollarsPerSolved), seconds(c.MedianWallS))
-	line("  tokens: %s in · %s out", thousands(c.InputTokens), thousands(c.OutputTokens))
-	line("  %s", st.Muted.Render(fmt.Sprintf("recorded by %d (tokens), %d (dollars), %d (wall) of %d traces", c.TokensKnown, c.CostKnown, c.WallKnown, r.NTraces)))
-
 	for _, sec := range v.Sections {
 		writeTextSection(&b, sec, st, width)
-	}
-
-	if a := r.Agreement; a != nil {
-		line("")
-		line("%s slice %s · %d units · alpha %s · 95%% CI %s · %s", st.Heading.Render("Agreement"),
-			fit(a.Slice, keyColumn), a.Units, optFrac(a.Alpha), optCI(a.CI95), clean(a.Verdict))
-	}
-
-	line("")
-	line("%s", st.Heading.Render("Definitions"))
-	for _, d := range r.Definitions {
-		line("  %s", renderLines(st.Muted, reportview.WrapHang("- "+d, width-2, 4)))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

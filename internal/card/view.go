@@ -1,23 +1,39 @@
 package card
 
-import "github.com/triage-dev/triage/internal/reportview"
+import (
+	"fmt"
+
+	"github.com/triage-dev/triage/internal/reportview"
+)
 
 // View is the report as package reportview's sections: what the text,
 // Markdown and HTML writers and the report screen draw, so that each
-// section is built once. It copies no trace: the grid is the report's.
+// section is built once. It copies no trace: the grid, the leftovers and
+// the root causes are the report's.
 func View(r *ReportData) *reportview.Report {
 	v := &reportview.Report{
-		Traces:       r.NTraces,
-		Rates:        r.Rates,
-		Leftovers:    r.Leftovers.Count,
-		Caveats:      CaveatText(r.Caveats),
-		CaveatsWarn:  r.Caveats.Leftovers > 0 || r.Caveats.UnknownOutcome > 0 || r.Caveats.Trust != TrustTrusted,
-		Dominant:     r.Dominant,
-		Grid:         r.Grid,
-		NobodyClears: r.NobodyClears,
-		Saturated:    r.Saturated,
-		TasksInPack:  r.TasksInPack,
-		Sections:     Sections(r),
+		Traces:         r.NTraces,
+		Rates:          r.Rates,
+		Leftovers:      r.Leftovers.Count,
+		Caveats:        CaveatText(r.Caveats),
+		CaveatsWarn:    r.Caveats.Leftovers > 0 || r.Caveats.UnknownOutcome > 0 || r.Caveats.Trust != TrustTrusted,
+		Dominant:       r.Dominant,
+		Outcomes:       r.OutcomeCounts,
+		Labels:         r.LabelSources,
+		LeftoverTraces: r.Leftovers.Traces,
+		Leaked:         r.Leaked,
+		RootCauses:     r.RootCauses,
+		Grid:           r.Grid,
+		NobodyClears:   r.NobodyClears,
+		Saturated:      r.Saturated,
+		TasksInPack:    r.TasksInPack,
+		Sections:       Sections(r),
+	}
+	if r.SecondaryCounts.Sum() > 0 {
+		v.Secondary = r.SecondaryCounts
+	}
+	if len(r.NotChecked) > 0 {
+		v.NotChecked = &Section{Title: "Not checked for the whole run", Notes: notCheckedTexts(r.NotChecked), List: true}
 	}
 	switch {
 	case r.RunID != "" && r.DatasetID != "":
@@ -38,11 +54,12 @@ func View(r *ReportData) *reportview.Report {
 	return v
 }
 
-// Sections are the report's sections after the per-task grid and the
-// cost, in order: the breakdowns by run (when it counts several), model,
-// agent and prompt, then DashboardSections.
+// Sections are the report's sections after the per-task grid, in order:
+// the cost, the breakdowns by run (when it counts several), model, agent
+// and prompt, DashboardSections, then the agreement (when measured) and
+// the definitions.
 func Sections(r *ReportData) []Section {
-	var out []Section
+	out := []Section{costSection(r)}
 	for _, bd := range []struct {
 		what string
 		gs   []Group
@@ -57,5 +74,22 @@ func Sections(r *ReportData) []Section {
 		s.Wide, s.Medium = []int{6, 7, 8, 9}, []int{8, 9}
 		out = append(out, s)
 	}
-	return append(out, DashboardSections(r)...)
+	out = append(out, DashboardSections(r)...)
+	if a := r.Agreement; a != nil {
+		out = append(out, Section{Title: "Agreement", Notes: []string{fmt.Sprintf("slice %s · %d units · alpha %s · 95%% CI %s · %s",
+			a.Slice, a.Units, optFrac(a.Alpha), optCI(a.CI95), a.Verdict)}})
+	}
+	return append(out, Section{Title: "Definitions", Notes: r.Definitions, List: true})
+}
+
+// costSection is what the traces cost, with how many recorded it: a
+// figure summed over the traces that recorded it is only as good as
+// their number.
+func costSection(r *ReportData) Section {
+	c := r.Cost
+	return Section{Title: "Cost",
+		Notes: []string{fmt.Sprintf("recorded by %d (tokens), %d (dollars), %d (wall) of %d traces", c.TokensKnown, c.CostKnown, c.WallKnown, r.NTraces)},
+		Head:  []string{"input tokens", "output tokens", "dollars", "median wall", "$/solved"},
+		Rows:  [][]string{{thousands(c.InputTokens), thousands(c.OutputTokens), dollars(c.Dollars), seconds(c.MedianWallS), dollars(c.DollarsPerSolved)}},
+	}
 }

@@ -28,17 +28,30 @@ type Report struct {
 	// Dominant is the largest failure class with the seed's advice, nil
 	// when nothing failed.
 	Dominant *Dominant
-	Grid     Grid
+	// Outcomes counts the traces by typed outcome, then unknown;
+	// Secondary the secondary tags, nil when no trace carries one.
+	Outcomes, Secondary []Count
+	// Labels says where the current labels came from.
+	Labels LabelSources
+	// LeftoverTraces are the leftovers' trace keys (Leftovers of them);
+	// Leaked the traces that leaked a guard-probe sentinel.
+	LeftoverTraces, Leaked []string
+	// NotChecked is the rules that could not apply to a run as a whole,
+	// a list section; nil when every rule could.
+	NotChecked *Section
+	// RootCauses are the failing traces' root causes, largest first.
+	RootCauses []RootCause
+	Grid       Grid
 	// NobodyClears and Saturated are the grid's tasks no attempt solved
 	// and those solved on every seed; TasksInPack is the pack's task
 	// count, 0 when unknown.
 	NobodyClears []string
 	Saturated    []string
 	TasksInPack  int
-	// Sections are the report's further sections in order: the
-	// breakdowns by run, model, agent and prompt, the trends, the
-	// breakdowns by repository, task type and tool, the dumbbell and the
-	// heatmap.
+	// Sections are the report's further sections in order: the cost,
+	// the breakdowns by run, model, agent and prompt, the trends, the
+	// breakdowns by repository, task type and tool, the dumbbell, the
+	// heatmap, the agreement and the definitions.
 	Sections []Section
 }
 
@@ -70,4 +83,34 @@ type Dominant struct {
 	Share  float64 `json:"share"`
 	DoNot  string  `json:"do_not"`
 	DoThis string  `json:"do_this"`
+}
+
+// Count is one named count of an ordered list (outcomes, secondary tags).
+type Count struct {
+	Key string
+	N   int
+}
+
+// LabelSources says how many of the primary counts rest on people and how
+// many on the rules alone; unresolved traces are in none of them.
+type LabelSources struct {
+	Adjudicated int `json:"adjudicated"`
+	Human       int `json:"human"`
+	Rules       int `json:"rules"`
+	// People is Adjudicated + Human.
+	People int `json:"people"`
+}
+
+// RootCause is one root cause shared by failing traces: the line with
+// its volatile details normalised, how many traces have it, and a few of
+// them.
+type RootCause struct {
+	Cause string `json:"cause"`
+	Count int    `json:"count"`
+	// Traces are a few of its traces, the examples a report names.
+	Traces []string `json:"traces"`
+	// Keys are all Count of its traces, which the report screen opens;
+	// nil when only the examples are known. The JSON report keeps to
+	// the examples.
+	Keys []string `json:"-"`
 }

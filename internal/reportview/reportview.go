@@ -26,8 +26,11 @@ import (
 type Section struct {
 	Title string
 	Notes []string
-	Head  []string
-	Rows  [][]string
+	// List says the notes are the items of a list (the definitions,
+	// the runs' notes) rather than paragraphs.
+	List bool
+	Head []string
+	Rows [][]string
 	// Wide marks columns (by index) a narrow terminal drops, Medium
 	// those a terminal narrower than WideWidth drops.
 	Wide, Medium []int
@@ -59,12 +62,16 @@ var oneLine = strings.NewReplacer("\n", "␊", "\t", " ")
 func Clean(s string) string { return oneLine.Replace(triage.Sanitize(s)) }
 
 // Text renders a section for a terminal of the given width: a blank line,
-// the title, the notes wrapped with a hanging indent, then the table with
+// the title, the notes wrapped with a hanging indent (each after "- " in a
+// list), then the table with
 // the columns the width cannot hold dropped. Every line is at most width
 // cells when the table fits; it is pure.
 func Text(sec Section, width int, st Styles) []string {
 	out := []string{"", st.Heading.Render(Clean(sec.Title))}
 	for _, n := range sec.Notes {
+		if sec.List {
+			n = "- " + n
+		}
 		for i, l := range strings.Split(WrapHang(Clean(n), width-2, 4), "\n") {
 			if i == 0 {
 				l = "  " + l

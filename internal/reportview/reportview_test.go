@@ -33,6 +33,8 @@ func TestTextDropsColumnsByWidthAndCleans(t *testing.T) {
 	wide := strings.Join(Text(sec, 140, st), "\n")
 	require.Contains(t, wide, "medium")
 	require.Equal(t, []string{"", "Empty", "  nothing to show"}, Text(Section{Title: "Empty", Notes: []string{"nothing to show"}}, 80, st))
+	require.Equal(t, []string{"", "Notes", "  - one", "  - two that", "    wraps"}, Text(Section{Title: "Notes", Notes: []string{"one", "two that wraps"}, List: true}, 16, st),
+		"a list's items after a dash, wrapped under their text")
 }
 
 func TestTableLeavesNoTrailingSpace(t *testing.T) {

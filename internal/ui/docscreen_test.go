@@ -191,7 +191,7 @@ func TestReportReadOnlyWithoutReviewer(t *testing.T) {
 
 // TestDocScreensGolden pins the report and agreement screens at 80×24 and
 // 140×45, without colour and in the dark and light palettes, with the
-// cursor on a grid cell and on a matrix cell. Colour is global state, so
+// cursor on a grid cell, on a root cause and on a matrix cell. Colour is global state, so
 // it does not run in parallel.
 func TestDocScreensGolden(t *testing.T) {
 	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
@@ -207,6 +207,11 @@ func TestDocScreensGolden(t *testing.T) {
 			m := started(t, newFake(3), reportConfig(), sz[0], sz[1])
 			shots["report"] = press(t, m, "j", "j", "j", "j", "j", "l", "j").View()
 			shots["report_help"] = press(t, m, "?").View()
+			// What card.View adds beside the mix and the grid: the cursor
+			// on the second root cause, then the end of the page.
+			m = started(t, newFake(3), factsConfig(), sz[0], sz[1])
+			shots["report_facts"] = press(t, m, "j", "j", "j", "j", "j", "j", "j", "j", "j").View()
+			shots["report_facts_end"] = press(t, m, "G").View()
 			f := newFakeAdj(t, 4)
 			cfg := testConfig()
 			cfg.All, cfg.Agreement = true, f.view("slice s1")

@@ -23,10 +23,11 @@ const (
 // renderReport draws the report's view-model (package reportview, which
 // card.View fills and the text, Markdown and HTML reports draw too) as
 // lines of at most width cells: the headline figures and their caveats,
-// the failure mix as bars, the dominant class's advice, the per-task ×
-// seed grid as coloured cells, then the further sections as the text
-// report draws them. Each bar and each cell is a target that opens its
-// traces. It is pure.
+// the failure mix as bars, the dominant class's advice, the outcomes and
+// the root causes of failing traces (renderFacts), the per-task × seed
+// grid as coloured cells, then the further sections as the text report
+// draws them. Each bar, outcome, root cause and cell is a target that
+// opens its traces. It is pure.
 func renderReport(st *Styles, r *reportview.Report, width int) page {
 	if width <= 0 || r == nil {
 		return page{}
@@ -87,6 +88,12 @@ func renderReport(st *Styles, r *reportview.Report, width int) page {
 			}
 		}
 	}
+	f := renderFacts(st, r, width)
+	for _, t := range f.targets {
+		t.line += len(out)
+		targets = append(targets, t)
+	}
+	out = append(out, f.lines...)
 	if len(r.Grid.Tasks) > 0 {
 		add("")
 		g := renderGrid(st, r, width)

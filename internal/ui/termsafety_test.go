@@ -259,13 +259,30 @@ func TestScreensKeepHostileTextInert(t *testing.T) {
 			cfg := testConfig()
 			cfg.All, cfg.Taxonomy = true, hostileTaxonomy()
 			cfg.Runs, cfg.Slices = []string{termtest.Hostile}, []string{"s" + termtest.Hostile}
+			// A hostile root cause of every item: the screen shows it and
+			// enter on it opens them all.
+			var keys []string
+			for _, it := range st.items {
+				keys = append(keys, it.Key())
+			}
 			cfg.Report = &reportview.Report{Title: termtest.Hostile, Traces: 3, Caveats: termtest.Hostile,
-				Mix:  []reportview.MixRow{{Code: triage.ToolLoop + hostileShort, Count: 3}},
-				Grid: reportview.Grid{Tasks: tasks}}
+				Mix:        []reportview.MixRow{{Code: triage.ToolLoop + hostileShort, Count: 3}},
+				Outcomes:   []reportview.Count{{Key: "failed", N: 3}},
+				RootCauses: []reportview.RootCause{{Cause: termtest.Hostile, Count: len(keys), Traces: keys[:1], Keys: keys}},
+				Grid:       reportview.Grid{Tasks: tasks}}
 			m := New(st, cfg)
 			m = settle(t, m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			m = settle(t, m, m.Init()())
 			termtest.RequireInert(t, name+" report", m.View())
+			m = press(t, m, "tab", "tab", "tab", "tab")
+			require.True(t, strings.HasPrefix(cursorTitle(m), "root cause "), cursorTitle(m))
+			termtest.RequireInert(t, name+" root cause", m.View())
+			m = settle(t, m, keyMsg("enter"))
+			require.Equal(t, screenQueue, m.screen)
+			require.Len(t, m.queue.view, len(st.items))
+			termtest.RequireInert(t, name+" root cause's traces", m.View())
+			m = settle(t, m, keyMsg("esc"))
+			m = press(t, m, "g")
 			m = settle(t, m, keyMsg(":"))
 			require.Len(t, m.switching, 5)
 			termtest.RequireInert(t, name+" switcher", m.View())
@@ -306,6 +323,17 @@ func TestDocScreensKeepHostileTextInert(t *testing.T) {
 		}},
 		NobodyClears: []string{"T" + termtest.Hostile, hostileShort},
 		Saturated:    []string{termtest.Hostile},
+		// What card.View adds beside the mix and the grid, every string
+		// from the traces hostile.
+		Outcomes:       []reportview.Count{{Key: "success", N: 1}, {Key: "o" + termtest.Hostile, N: 2}},
+		Secondary:      []reportview.Count{{Key: "TAG" + termtest.Hostile, N: 1}},
+		Leftovers:      1,
+		LeftoverTraces: []string{"r/" + termtest.Hostile + "#0"},
+		Leaked:         []string{"r/" + hostileShort + "#1"},
+		NotChecked:     &reportview.Section{Title: "Not checked for the whole run", Notes: []string{"r" + termtest.Hostile + " · allowlist: no pack"}, List: true},
+		RootCauses: []reportview.RootCause{{Cause: "ASSUME_API: called " + termtest.Hostile + " at step <n>", Count: 2,
+			Traces: []string{"r/T" + termtest.Hostile + "#0"}, Keys: []string{"r/T" + termtest.Hostile + "#0", "r/" + hostileShort + "#0"}}},
+		Sections: []reportview.Section{{Title: "Agreement", Notes: []string{"slice s" + termtest.Hostile + " · 4 units"}}},
 	}
 	for _, tt := range []struct {
 		name string
@@ -320,6 +348,13 @@ func TestDocScreensKeepHostileTextInert(t *testing.T) {
 			for i := 0; i < 10; i++ {
 				m, _ = m.Update(keyMsg("ctrl+d"))
 				termtest.RequireInert(t, fmt.Sprintf("%s at width %d, page %d", tt.name, w, i), m.View())
+			}
+			// The cursor on every figure in turn: the title names what
+			// it opens (a hostile outcome, root cause, task).
+			m, _ = m.Update(keyMsg("g"))
+			for i := range 16 {
+				m, _ = m.Update(keyMsg("tab"))
+				termtest.RequireInert(t, fmt.Sprintf("%s at width %d, figure %d", tt.name, w, i), m.View())
 			}
 			// The cursor over every figure, whose title names hostile
 			// classes and tasks, and a search for hostile text.
