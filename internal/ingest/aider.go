@@ -515,10 +515,10 @@ func writeDiffLine(w *strings.Builder, mark byte, l string) {
 // "search", "replace"} (keys sorted), without the map and the reflection.
 func editArgs(path, search, replace string) json.RawMessage {
 	b := append(make([]byte, 0, len(path)+len(search)+len(replace)+48), `{"path":`...)
-	b = appendJSONString(b, path)
+	b = triage.AppendJSONString(b, path)
 	b = append(b, `,"replace":`...)
-	b = appendJSONString(b, replace)
+	b = triage.AppendJSONString(b, replace)
 	b = append(b, `,"search":`...)
-	b = appendJSONString(b, search)
+	b = triage.AppendJSONString(b, search)
 	return append(b, '}')
 }

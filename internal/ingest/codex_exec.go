@@ -163,7 +163,7 @@ func codexExecAdd(t *triage.Trace, byItem map[string]int, it *codexExecItem) {
 			c.Error = it.Error.Message
 		}
 	case "web_search":
-		c = triage.ToolCall{Name: "web_search", Args: argsJSON(json.RawMessage(`{"query":` + string(appendJSONString(nil, it.Query)) + `}`))}
+		c = triage.ToolCall{Name: "web_search", Args: argsJSON(json.RawMessage(`{"query":` + string(triage.AppendJSONString(nil, it.Query)) + `}`))}
 	default:
 		return
 	}

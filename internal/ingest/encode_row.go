@@ -3,7 +3,6 @@ package ingest
 import (
 	"math"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -17,9 +16,9 @@ import (
 // triage.Trace gains a field this does not write.
 func appendRow(dst []byte, t *triage.Trace) (_ []byte, ok bool) {
 	b := append(dst, `{"run_id":`...)
-	b = appendJSONString(b, t.RunID)
+	b = triage.AppendJSONString(b, t.RunID)
 	b = append(b, `,"task_id":`...)
-	b = appendJSONString(b, t.TaskID)
+	b = triage.AppendJSONString(b, t.TaskID)
 	b = append(b, `,"seed":`...)
 	b = strconv.AppendInt(b, int64(t.Seed), 10)
 	b = appendOptString(b, `,"model":`, t.Model)
@@ -44,9 +43,9 @@ func appendRow(dst []byte, t *triage.Trace) (_ []byte, ok bool) {
 				b = append(b, ',')
 			}
 			b = append(b, `{"role":`...)
-			b = appendJSONString(b, m.Role)
+			b = triage.AppendJSONString(b, m.Role)
 			b = append(b, `,"content":`...)
-			b = appendJSONString(b, m.Content)
+			b = triage.AppendJSONString(b, m.Content)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
@@ -107,7 +106,7 @@ func appendToolCalls(b []byte, calls []triage.ToolCall) ([]byte, bool) {
 			b = append(b, ',')
 		}
 		b = append(b, `{"name":`...)
-		b = appendJSONString(b, c.Name)
+		b = triage.AppendJSONString(b, c.Name)
 		if len(c.Args) > 0 {
 			var ok bool
 			if b, ok = appendCompactJSON(append(b, `,"args":`...), c.Args); !ok {
@@ -145,7 +144,7 @@ func appendTestResults(b []byte, r triage.TestResults) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, s)
+			b = triage.AppendJSONString(b, s)
 		}
 		b = append(b, ']')
 	}
@@ -159,14 +158,14 @@ func appendOptString(b []byte, key, s string) []byte {
 	if s == "" {
 		return b
 	}
-	return appendJSONString(append(b, key...), s)
+	return triage.AppendJSONString(append(b, key...), s)
 }
 
 func appendOptStringPtr(b []byte, key string, s *string) []byte {
 	if s == nil {
 		return b
 	}
-	return appendJSONString(append(b, key...), *s)
+	return triage.AppendJSONString(append(b, key...), *s)
 }
 
 func appendOptBool(b []byte, key string, v *bool) []byte {
@@ -202,69 +201,6 @@ func appendOptFloat(b []byte, key string, p *float64) ([]byte, bool) {
 }
 
 const hexDigits = "0123456789abcdef"
-
-// appendJSONString is encoding/json's appendString with HTML escaping, as
-// json.Marshal writes a string: <, > and & as \u00XX, invalid UTF-8 as
-// \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// jsonSafe marks the ASCII bytes json.Marshal writes as they are in a
-// string (its htmlSafeSet): not control bytes, '"', '\\', '<', '>', '&'.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
 
 // appendCompactJSON is what json.Marshal writes for a json.RawMessage:
 // the value compacted (whitespace between tokens dropped) with <, >, &,

@@ -461,7 +461,7 @@ func commandArgs(cmd string) json.RawMessage {
 	// What json.Marshal writes for map[string]string{"command": cmd},
 	// without the map and the reflection.
 	b := append(make([]byte, 0, len(cmd)+len(cmd)/16+16), `{"command":`...)
-	b = appendJSONString(b, cmd)
+	b = triage.AppendJSONString(b, cmd)
 	return append(b, '}')
 }
 

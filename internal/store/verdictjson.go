@@ -2,7 +2,6 @@ package store
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -45,7 +44,7 @@ func AppendStrings(dst []byte, ss []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, s)
+		dst = triage.AppendJSONString(dst, s)
 	}
 	return append(dst, ']')
 }
@@ -61,14 +60,14 @@ func appendEvidence(dst []byte, es []triage.Evidence) []byte {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, `{"rule":`...)
-		dst = appendJSONString(dst, e.Rule)
+		dst = triage.AppendJSONString(dst, e.Rule)
 		dst = append(dst, `,"message":`...)
-		dst = appendJSONString(dst, e.Message)
+		dst = triage.AppendJSONString(dst, e.Message)
 		dst = append(dst, `,"tool_call":`...)
 		dst = strconv.AppendInt(dst, int64(e.ToolCall), 10)
 		if e.File != "" {
 			dst = append(dst, `,"file":`...)
-			dst = appendJSONString(dst, e.File)
+			dst = triage.AppendJSONString(dst, e.File)
 		}
 		if e.Line != 0 {
 			dst = append(dst, `,"line":`...)
@@ -76,7 +75,7 @@ func appendEvidence(dst []byte, es []triage.Evidence) []byte {
 		}
 		if e.Ident != "" {
 			dst = append(dst, `,"ident":`...)
-			dst = appendJSONString(dst, e.Ident)
+			dst = triage.AppendJSONString(dst, e.Ident)
 		}
 		if e.RunLevel {
 			dst = append(dst, `,"run_level":true`...)
@@ -84,67 +83,4 @@ func appendEvidence(dst []byte, es []triage.Evidence) []byte {
 		dst = append(dst, '}')
 	}
 	return append(dst, ']')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// jsonSafe marks the ASCII bytes appendJSONString copies as they are.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
-	}
-	return t
-}()
-
-// appendJSONString quotes s as encoding/json does by default: HTML
-// characters, control characters, U+2028 and U+2029 escaped, invalid
-// UTF-8 replaced by U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if jsonSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
