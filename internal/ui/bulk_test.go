@@ -5,9 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -168,22 +166,13 @@ func TestBulkIsOffInAdjudication(t *testing.T) {
 // TestBulkGolden pins the queue with marks and an open range, at 80×24
 // and 140×45, without colour and in the dark and light palettes.
 func TestBulkGolden(t *testing.T) {
-	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
-	for _, th := range []struct {
-		name    string
-		profile termenv.Profile
-		dark    bool
-	}{{"plain", termenv.Ascii, false}, {"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}} {
-		for _, sz := range [][2]int{{80, 24}, {140, 45}} {
-			lipgloss.SetColorProfile(th.profile)
-			lipgloss.SetHasDarkBackground(th.dark)
-			m := started(t, timeoutFake(), testConfig(), sz[0], sz[1])
-			m = press(t, m, "space", "j", "j", "v", "j")
-			v := m.View()
-			t.Run(fmt.Sprintf("marks_%s_%03d", th.name, sz[0]), func(t *testing.T) {
-				require.Len(t, strings.Split(v, "\n"), sz[1])
-				golden.RequireEqual(t, []byte(v))
-			})
-		}
-	}
+	inEveryLook(t, func(th look, sz [2]int) {
+		m := started(t, timeoutFake(), testConfig(), sz[0], sz[1])
+		m = press(t, m, "space", "j", "j", "v", "j")
+		v := m.View()
+		t.Run(fmt.Sprintf("marks_%s_%03d", th.name, sz[0]), func(t *testing.T) {
+			require.Len(t, strings.Split(v, "\n"), sz[1])
+			golden.RequireEqual(t, []byte(v))
+		})
+	})
 }

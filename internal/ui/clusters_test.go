@@ -9,10 +9,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -373,30 +371,21 @@ func TestClusterHelp(t *testing.T) {
 // an open cluster at 80×24 and 140×45, without colour and in the dark
 // and light palettes.
 func TestClustersGolden(t *testing.T) {
-	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
-	for _, th := range []struct {
-		name    string
-		profile termenv.Profile
-		dark    bool
-	}{{"plain", termenv.Ascii, false}, {"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}} {
-		for _, sz := range [][2]int{{80, 24}, {140, 45}} {
-			lipgloss.SetColorProfile(th.profile)
-			lipgloss.SetHasDarkBackground(th.dark)
-			cfg := testConfig()
-			cfg.Baseline = "r0"
-			m := startedOn(t, newFakeClusters(), cfg, sz[0], sz[1])
-			m = press(t, m, "C", "j", "enter", "enter", "esc", "j", "space")
-			open := m.View()
-			m = press(t, m, "X", "esc", "4")
-			shots := map[string]string{"open": open, "list": m.View()}
-			for name, v := range shots {
-				t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
-					require.Len(t, strings.Split(v, "\n"), sz[1])
-					golden.RequireEqual(t, []byte(v))
-				})
-			}
+	inEveryLook(t, func(th look, sz [2]int) {
+		cfg := testConfig()
+		cfg.Baseline = "r0"
+		m := startedOn(t, newFakeClusters(), cfg, sz[0], sz[1])
+		m = press(t, m, "C", "j", "enter", "enter", "esc", "j", "space")
+		open := m.View()
+		m = press(t, m, "X", "esc", "4")
+		shots := map[string]string{"open": open, "list": m.View()}
+		for name, v := range shots {
+			t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
+				require.Len(t, strings.Split(v, "\n"), sz[1])
+				golden.RequireEqual(t, []byte(v))
+			})
 		}
-	}
+	})
 }
 
 // TestFlowLabelACluster drives the program: the clusters screen, a

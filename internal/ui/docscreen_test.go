@@ -7,11 +7,9 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
@@ -194,40 +192,31 @@ func TestReportReadOnlyWithoutReviewer(t *testing.T) {
 // cursor on a grid cell, on a root cause and on a matrix cell. Colour is global state, so
 // it does not run in parallel.
 func TestDocScreensGolden(t *testing.T) {
-	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
-	for _, th := range []struct {
-		name    string
-		profile termenv.Profile
-		dark    bool
-	}{{"plain", termenv.Ascii, false}, {"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}} {
-		for _, sz := range [][2]int{{80, 24}, {140, 45}} {
-			lipgloss.SetColorProfile(th.profile)
-			lipgloss.SetHasDarkBackground(th.dark)
-			shots := map[string]string{}
-			m := started(t, newFake(3), reportConfig(), sz[0], sz[1])
-			shots["report"] = press(t, m, "j", "j", "j", "j", "j", "l", "j").View()
-			shots["report_help"] = press(t, m, "?").View()
-			// What card.View adds beside the mix and the grid: the cursor
-			// on the second root cause, then the end of the page.
-			m = started(t, newFake(3), factsConfig(), sz[0], sz[1])
-			shots["report_facts"] = press(t, m, "j", "j", "j", "j", "j", "j", "j", "j", "j").View()
-			shots["report_facts_end"] = press(t, m, "G").View()
-			f := newFakeAdj(t, 4)
-			cfg := testConfig()
-			cfg.All, cfg.Agreement = true, f.view("slice s1")
-			cfg.Agreement.Caveats = "3 of 40 traces are unlabelled leftovers · 0 have an unknown outcome · taxonomy trust: insufficient"
-			shots["agreement"] = press(t, started(t, f.fakeStore, cfg, sz[0], sz[1]), "l").View()
-			for name, v := range shots {
-				t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
-					for _, l := range strings.Split(v, "\n") {
-						require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
-					}
-					require.Len(t, strings.Split(v, "\n"), sz[1])
-					golden.RequireEqual(t, []byte(v))
-				})
-			}
+	inEveryLook(t, func(th look, sz [2]int) {
+		shots := map[string]string{}
+		m := started(t, newFake(3), reportConfig(), sz[0], sz[1])
+		shots["report"] = press(t, m, "j", "j", "j", "j", "j", "l", "j").View()
+		shots["report_help"] = press(t, m, "?").View()
+		// What card.View adds beside the mix and the grid: the cursor
+		// on the second root cause, then the end of the page.
+		m = started(t, newFake(3), factsConfig(), sz[0], sz[1])
+		shots["report_facts"] = press(t, m, "j", "j", "j", "j", "j", "j", "j", "j", "j").View()
+		shots["report_facts_end"] = press(t, m, "G").View()
+		f := newFakeAdj(t, 4)
+		cfg := testConfig()
+		cfg.All, cfg.Agreement = true, f.view("slice s1")
+		cfg.Agreement.Caveats = "3 of 40 traces are unlabelled leftovers · 0 have an unknown outcome · taxonomy trust: insufficient"
+		shots["agreement"] = press(t, started(t, f.fakeStore, cfg, sz[0], sz[1]), "l").View()
+		for name, v := range shots {
+			t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
+				for _, l := range strings.Split(v, "\n") {
+					require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
+				}
+				require.Len(t, strings.Split(v, "\n"), sz[1])
+				golden.RequireEqual(t, []byte(v))
+			})
 		}
-	}
+	})
 }
 
 // TestFlowDrill drives the program: the report, a grid cell, its trace,

@@ -288,3 +288,26 @@ func started(t testing.TB, f *fakeStore, cfg Config, w, h int) Model {
 	require.True(t, m.queue.loaded)
 	return m
 }
+
+// look is one palette the goldens are pinned in.
+type look struct {
+	name    string
+	profile termenv.Profile
+	dark    bool
+}
+
+// inEveryLook runs shoot in each look (no colour, the dark and the light
+// palette) at 80×24 and at 140×45, the sizes every screen's goldens are
+// pinned at. Colour is lipgloss's global state, so a test using it does
+// not run in parallel; it is put back when the test ends.
+func inEveryLook(t *testing.T, shoot func(th look, sz [2]int)) {
+	t.Helper()
+	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
+	for _, th := range []look{{"plain", termenv.Ascii, false}, {"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}} {
+		for _, sz := range [][2]int{{80, 24}, {140, 45}} {
+			lipgloss.SetColorProfile(th.profile)
+			lipgloss.SetHasDarkBackground(th.dark)
+			shoot(th, sz)
+		}
+	}
+}

@@ -8,10 +8,8 @@ import (
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 	"github.com/triage-dev/triage/internal/reportview"
 )
@@ -29,42 +27,33 @@ func loadingReportConfig(load func(context.Context) (*reportview.Report, error))
 // computed, at 80×24 and 140×45, without colour and in the dark and light
 // palettes. Colour is global state, so it does not run in parallel.
 func TestLoadingFrameGolden(t *testing.T) {
-	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
 	never := func(context.Context) (*reportview.Report, error) {
 		panic("the first frame must not wait for the report")
 	}
-	for _, th := range []struct {
-		name    string
-		profile termenv.Profile
-		dark    bool
-	}{{"plain", termenv.Ascii, false}, {"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}} {
-		for _, sz := range [][2]int{{80, 24}, {140, 45}} {
-			lipgloss.SetColorProfile(th.profile)
-			lipgloss.SetHasDarkBackground(th.dark)
-			shots := map[string]string{}
-			m := settle(t, New(newFake(3), loadingReportConfig(never)), tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-			shots["report"] = m.View()
-			f := newFakeAdj(t, 4)
-			cfg := testConfig()
-			cfg.All, cfg.Agreement = true, f.view("slice s1")
-			cfg.LoadAgreement = func(context.Context) (*AgreementView, error) { panic("not in the first frame") }
-			shots["agreement"] = settle(t, New(f.fakeStore, cfg), tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}).View()
-			for name, v := range shots {
-				t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
-					if name == "report" {
-						require.Contains(t, ansi.Strip(v), computingReport)
-					} else {
-						require.Contains(t, ansi.Strip(v), "left out: "+countingCaveats[:20])
-					}
-					for _, l := range strings.Split(v, "\n") {
-						require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
-					}
-					require.Len(t, strings.Split(v, "\n"), sz[1])
-					golden.RequireEqual(t, []byte(v))
-				})
-			}
+	inEveryLook(t, func(th look, sz [2]int) {
+		shots := map[string]string{}
+		m := settle(t, New(newFake(3), loadingReportConfig(never)), tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		shots["report"] = m.View()
+		f := newFakeAdj(t, 4)
+		cfg := testConfig()
+		cfg.All, cfg.Agreement = true, f.view("slice s1")
+		cfg.LoadAgreement = func(context.Context) (*AgreementView, error) { panic("not in the first frame") }
+		shots["agreement"] = settle(t, New(f.fakeStore, cfg), tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}).View()
+		for name, v := range shots {
+			t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
+				if name == "report" {
+					require.Contains(t, ansi.Strip(v), computingReport)
+				} else {
+					require.Contains(t, ansi.Strip(v), "left out: "+countingCaveats[:20])
+				}
+				for _, l := range strings.Split(v, "\n") {
+					require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
+				}
+				require.Len(t, strings.Split(v, "\n"), sz[1])
+				golden.RequireEqual(t, []byte(v))
+			})
 		}
-	}
+	})
 }
 
 // TestReportComputedInACommand: Init returns the computation as its only

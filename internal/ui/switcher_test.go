@@ -5,10 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 	"github.com/stretchr/testify/require"
 )
 
@@ -105,24 +103,15 @@ func TestSwitcherInAdjudication(t *testing.T) {
 // TestSwitcherGolden pins the switcher at 80×24 and 140×45, plain, dark
 // and light.
 func TestSwitcherGolden(t *testing.T) {
-	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
-	for _, th := range []struct {
-		name    string
-		profile termenv.Profile
-		dark    bool
-	}{{"plain", termenv.Ascii, false}, {"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}} {
-		for _, sz := range [][2]int{{80, 24}, {140, 45}} {
-			lipgloss.SetColorProfile(th.profile)
-			lipgloss.SetHasDarkBackground(th.dark)
-			m := started(t, newFake(3), switchConfig(), sz[0], sz[1])
-			v := press(t, m, ":", "r", "down").View()
-			t.Run(fmt.Sprintf("switcher_%s_%03d", th.name, sz[0]), func(t *testing.T) {
-				for _, l := range strings.Split(v, "\n") {
-					require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
-				}
-				require.Len(t, strings.Split(v, "\n"), sz[1])
-				golden.RequireEqual(t, []byte(v))
-			})
-		}
-	}
+	inEveryLook(t, func(th look, sz [2]int) {
+		m := started(t, newFake(3), switchConfig(), sz[0], sz[1])
+		v := press(t, m, ":", "r", "down").View()
+		t.Run(fmt.Sprintf("switcher_%s_%03d", th.name, sz[0]), func(t *testing.T) {
+			for _, l := range strings.Split(v, "\n") {
+				require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
+			}
+			require.Len(t, strings.Split(v, "\n"), sz[1])
+			golden.RequireEqual(t, []byte(v))
+		})
+	})
 }

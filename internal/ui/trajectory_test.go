@@ -240,37 +240,27 @@ func TestToolOutputColoursAreOurs(t *testing.T) {
 // list) at 80×24 and 140×45, without colour and in the dark and light
 // palettes. Colour is global state, so it does not run in parallel.
 func TestTrajectoryGolden(t *testing.T) {
-	t.Cleanup(func() { lipgloss.SetColorProfile(termenv.Ascii); lipgloss.SetHasDarkBackground(false) })
-	themes := []struct {
-		name    string
-		profile termenv.Profile
-		dark    bool
-	}{{"plain", termenv.Ascii, false}, {"dark", termenv.ANSI256, true}, {"light", termenv.ANSI256, false}}
-	for _, th := range themes {
-		for _, sz := range [][2]int{{80, 24}, {140, 45}} {
-			lipgloss.SetColorProfile(th.profile)
-			lipgloss.SetHasDarkBackground(th.dark)
-			m := openLong(t, sz[0], sz[1])
-			shots := map[string]string{}
-			m = press(t, m, "]", "]")
-			shots["colours"] = m.View()
-			m = press(t, m, "w", "[")
-			shots["wrapped"] = m.View()
-			m = press(t, m, "w", "tab", "ctrl+d")
-			shots["sticky"] = m.View()
-			m = press(t, m, "F")
-			shots["files"] = m.View()
-			for name, v := range shots {
-				t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
-					for _, l := range strings.Split(v, "\n") {
-						require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
-					}
-					require.Len(t, strings.Split(v, "\n"), sz[1])
-					golden.RequireEqual(t, []byte(v))
-				})
-			}
+	inEveryLook(t, func(th look, sz [2]int) {
+		m := openLong(t, sz[0], sz[1])
+		shots := map[string]string{}
+		m = press(t, m, "]", "]")
+		shots["colours"] = m.View()
+		m = press(t, m, "w", "[")
+		shots["wrapped"] = m.View()
+		m = press(t, m, "w", "tab", "ctrl+d")
+		shots["sticky"] = m.View()
+		m = press(t, m, "F")
+		shots["files"] = m.View()
+		for name, v := range shots {
+			t.Run(fmt.Sprintf("%s_%s_%03d", name, th.name, sz[0]), func(t *testing.T) {
+				for _, l := range strings.Split(v, "\n") {
+					require.LessOrEqual(t, ansi.StringWidth(l), sz[0])
+				}
+				require.Len(t, strings.Split(v, "\n"), sz[1])
+				golden.RequireEqual(t, []byte(v))
+			})
 		}
-	}
+	})
 }
 
 // TestTrajectoryFlow drives the program: step to a call, fold it, wrap.
