@@ -217,7 +217,7 @@ func caveatNotes(c *Comparison) []string {
 				sd.name, cv.Leftovers, cv.Traces, clean(orDash(sd.s.RunID))))
 		}
 		if cv.UnknownOutcome > 0 {
-			out = append(out, fmt.Sprintf("%s: %d of %d traces have an unknown outcome, which pass@1 and pass^k count as not solved.", sd.name, cv.UnknownOutcome, cv.Traces))
+			out = append(out, fmt.Sprintf("%s: %d of %d traces have an unknown outcome (%s).", sd.name, cv.UnknownOutcome, cv.Traces, UnknownOutcomeEffect))
 		}
 	}
 	ta, tb := c.A.Caveats.Trust, c.B.Caveats.Trust

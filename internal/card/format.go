@@ -112,6 +112,11 @@ func groupTable(what string, gs []Group, width int) ([]string, [][]string) {
 	return head, rows
 }
 
+// UnknownOutcomeEffect says what an attempt with no recorded outcome
+// does to the outcome rates, in every report, card and comparison: one
+// wording, as the grid computes it (gridAcc.build).
+const UnknownOutcomeEffect = "left out of pass@1; its task cannot clear pass^k"
+
 // CaveatText says in words what a set of figures left out or rests on:
 // the leftovers whose label is provisional, the traces with no typed
 // outcome, and the taxonomy's trust state. Every report, card, comparison
@@ -126,7 +131,7 @@ func CaveatText(c Caveats) string {
 		if c.UnknownOutcome == 1 {
 			verb = "has"
 		}
-		parts = append(parts, fmt.Sprintf("%d %s an unknown outcome (left out of pass@1 and pass^k)", c.UnknownOutcome, verb))
+		parts = append(parts, fmt.Sprintf("%d %s an unknown outcome (%s)", c.UnknownOutcome, verb, UnknownOutcomeEffect))
 	} else {
 		parts = append(parts, "unknown outcomes not recorded")
 	}

@@ -52,8 +52,8 @@ func TrendSection(tr *TrendReport) Section {
 		var left []string
 		for _, p := range tr.Lines[0].Points {
 			if p.Leftovers > 0 || p.UnknownOutcome > 0 {
-				left = append(left, fmt.Sprintf("%s %d of %d traces leftovers (provisional labels), %d with an unknown outcome (out of pass@1 and pass^k)",
-					p.RunID, p.Leftovers, p.Traces, p.UnknownOutcome))
+				left = append(left, fmt.Sprintf("%s %d of %d traces leftovers (provisional labels), %d with an unknown outcome (%s)",
+					p.RunID, p.Leftovers, p.Traces, p.UnknownOutcome, UnknownOutcomeEffect))
 			}
 		}
 		if left == nil {

@@ -41,7 +41,8 @@ func (r *TrendRun) byTask() []*trendTask {
 
 type trendTask struct {
 	// unknown counts attempts with no recorded outcome (TraceRow
-	// Unknown): out of pass@1 and pass^k, as in the report's grid.
+	// Unknown): out of pass@1, and their task cannot clear pass^k, as in
+	// the report's grid.
 	n, solved, unknown int
 	classes            map[string]int
 	// clusters counts the task's traces by failure cluster (TraceRow
@@ -220,7 +221,7 @@ type TrendPoint struct {
 	Tasks  int    `json:"tasks"`
 	// Leftovers count the point's traces whose label is provisional (a
 	// rules leftover nobody settled); UnknownOutcome those with no
-	// recorded outcome, left out of pass@1 and pass^k.
+	// recorded outcome (UnknownOutcomeEffect).
 	Leftovers      int      `json:"leftovers"`
 	UnknownOutcome int      `json:"unknown_outcome"`
 	Estimate       Estimate `json:"estimate"`

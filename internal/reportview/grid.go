@@ -42,7 +42,7 @@ type Grid struct {
 	Tasks  []TaskRow `json:"tasks"`
 	Solved int       `json:"solved"`
 	// Unknown counts attempts with no recorded outcome, left out of
-	// pass@1 and pass^k; UnknownTasks the tasks with no known attempt at
+	// pass@1 (their task cannot clear pass^k); UnknownTasks the tasks with no known attempt at
 	// all, which are in neither rate's denominator.
 	Unknown      int `json:"unknown"`
 	UnknownTasks int `json:"unknown_tasks"`
