@@ -257,16 +257,19 @@ func (d *dashAcc) heatmap() Heatmap {
 		}
 	}
 	for j, task := range ids {
-		ran, clear := 0, 0
+		ran, clear, known := 0, 0, 0
 		for i := range h.Models {
 			if c := h.Cells[i][j]; c != nil {
 				ran++
+				known += c.Runs - c.Unknown
 				if c.Clears() {
 					clear++
 				}
 			}
 		}
-		h.Tasks = append(h.Tasks, HeatTask{TaskID: task, Saturated: ran > 0 && clear == ran, Cold: clear == 0})
+		// Cold needs an attempt whose outcome is known: one nobody
+		// recorded is not a failure.
+		h.Tasks = append(h.Tasks, HeatTask{TaskID: task, Saturated: ran > 0 && clear == ran, Cold: clear == 0 && known > 0})
 	}
 	return h
 }

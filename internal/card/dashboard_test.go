@@ -289,3 +289,22 @@ func TestTrendPassRatesLeaveOutUnknownOutcomesAsTheGridDoes(t *testing.T) {
 	require.Contains(t, strings.Join(strings.Fields(b.String()), " "), // unwrapped
 		"left out: old 3 of 60 traces leftovers (provisional labels), 0 with an unknown outcome (left out of pass@1; its task cannot clear pass^k); new 0 of 60")
 }
+
+// TestUnknownTaskIsNotColdNorUncleared: a task whose every attempt has
+// no recorded outcome is not known to be hard, so the heatmap does not
+// call it cold and the grid does not list it as one nobody clears; a
+// task with a known failure beside it still is both.
+func TestUnknownTaskIsNotColdNorUncleared(t *testing.T) {
+	t.Parallel()
+	in := seedMix()
+	in.Traces = nil
+	for s := range 2 {
+		r := row("UNK", s, "", false)
+		r.ExitCode, r.Outcome, r.Decision = nil, triage.OutcomeUnknown, triage.DecisionLeftover
+		in.Traces = append(in.Traces, r)
+		in.Traces = append(in.Traces, row("RED", s, triage.ScorerRed, false))
+	}
+	r := Report(in)
+	require.Equal(t, []HeatTask{{TaskID: "RED", Cold: true}, {TaskID: "UNK"}}, r.Heatmap.Tasks)
+	require.Equal(t, []string{"RED"}, r.Grid.NobodyClears())
+}

@@ -55,11 +55,13 @@ type Grid struct {
 	Resolution float64 `json:"resolution"`
 }
 
-// NobodyClears lists tasks no attempt solved.
+// NobodyClears lists tasks no attempt solved, among those with an
+// attempt whose outcome is known: a task nobody recorded an outcome for
+// is not known to be hard.
 func (g *Grid) NobodyClears() []string {
 	var out []string
 	for _, t := range g.Tasks {
-		if t.Solved == 0 {
+		if t.Solved == 0 && t.Runs > t.Unknown {
 			out = append(out, t.TaskID)
 		}
 	}
