@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -76,7 +77,11 @@ func (r *TrendRun) Add(row *TraceRow) {
 	if row.Leftover {
 		r.leftovers++
 	}
-	t.classes[row.CountedPrimary()]++
+	c := row.CountedPrimary()
+	if c == "" {
+		c = reportview.Unlabelled // named, as the mix names it, not a blank figure
+	}
+	t.classes[c]++
 	if row.Cluster != "" {
 		if t.clusters == nil {
 			t.clusters = map[string]int{}
