@@ -184,13 +184,16 @@ type TrendReport struct {
 // the filled dot, pass^k the hollow one, Gap the line between them, set
 // against what the model cost in dollars, tokens and wall-clock.
 type Dumbbell struct {
-	Model      string  `json:"model"`
-	Traces     int     `json:"traces"`
-	Tasks      int     `json:"tasks"`
-	PassAt1    float64 `json:"pass_at_1"`
-	PassHatK   float64 `json:"pass_hat_k"`
-	Gap        float64 `json:"gap"`
-	Resolution float64 `json:"resolution"`
+	Model  string `json:"model"`
+	Traces int    `json:"traces"`
+	Tasks  int    `json:"tasks"`
+	// UnknownTasks are the tasks with no known attempt: when all are,
+	// the model has no mark (Scored).
+	UnknownTasks int     `json:"unknown_tasks"`
+	PassAt1      float64 `json:"pass_at_1"`
+	PassHatK     float64 `json:"pass_hat_k"`
+	Gap          float64 `json:"gap"`
+	Resolution   float64 `json:"resolution"`
 	// Dollars, Tokens (input + output) and MedianWallS are summed or
 	// taken over the traces that recorded them (the *Known counts).
 	Dollars     *float64 `json:"dollars"`
@@ -202,6 +205,10 @@ type Dumbbell struct {
 	// Examples are some of the traces behind the mark.
 	Examples []string `json:"examples"`
 }
+
+// Scored reports whether the model has a task with a known attempt: a
+// model without one is not drawn, rather than drawn at 0.
+func (d Dumbbell) Scored() bool { return d.Tasks > d.UnknownTasks }
 
 // Heatmap is the model × task grid of seed 004: in each cell how many of
 // a model's seeds of a task were solved, out of how many.
@@ -280,7 +287,7 @@ func (t *Tally) dumbbells(models []Group) []Dumbbell {
 	out := make([]Dumbbell, 0, len(models))
 	for _, g := range models {
 		acc := t.byModel[g.Key]
-		db := Dumbbell{Model: g.Key, Traces: g.Traces, Tasks: g.Tasks, PassAt1: g.PassAt1, PassHatK: g.PassHatK,
+		db := Dumbbell{Model: g.Key, Traces: g.Traces, Tasks: g.Tasks, UnknownTasks: g.UnknownTasks, PassAt1: g.PassAt1, PassHatK: g.PassHatK,
 			Gap: g.PassAt1 - g.PassHatK, Dollars: g.Dollars, MedianWallS: g.MedianWallS,
 			CostKnown: acc.cost.c.CostKnown, TokensKnown: acc.cost.c.TokensKnown, WallKnown: len(acc.cost.walls), Examples: []string{}}
 		if scored := g.Tasks - acc.grid.unknownTasks(); scored > 0 {

@@ -308,3 +308,39 @@ func TestUnknownTaskIsNotColdNorUncleared(t *testing.T) {
 	require.Equal(t, []HeatTask{{TaskID: "RED", Cold: true}, {TaskID: "UNK"}}, r.Heatmap.Tasks)
 	require.Equal(t, []string{"RED"}, r.Grid.NobodyClears())
 }
+
+// TestGroupWithNoKnownOutcomeHasNoRates: a model none of whose outcomes
+// was recorded has no pass@1 or pass^k in the breakdown and no mark in
+// the dumbbell (it was drawn at 0, as if it had failed everything); a
+// group with some unknown attempts says how many beside solved.
+func TestGroupWithNoKnownOutcomeHasNoRates(t *testing.T) {
+	t.Parallel()
+	in := seedMix()
+	in.Traces = nil
+	for s := range 3 {
+		r := row("T1", s, "", false)
+		r.Model, r.ExitCode, r.Outcome, r.Decision = "dark", nil, triage.OutcomeUnknown, triage.DecisionLeftover
+		in.Traces = append(in.Traces, r)
+		k := row("T1", s, triage.PassContract, true)
+		k.Model = "lit"
+		in.Traces = append(in.Traces, k)
+	}
+	r := Report(in)
+	byModel := map[string]Group{}
+	for _, g := range r.ByModel {
+		byModel[g.Key] = g
+	}
+	require.False(t, byModel["dark"].Scored())
+	require.Equal(t, 3, byModel["dark"].Unknown)
+	require.True(t, byModel["lit"].Scored())
+	var b bytes.Buffer
+	require.NoError(t, WriteText(&b, r, 140, false))
+	out := b.String()
+	require.Regexp(t, `(?m)^  dark\s+3\s+1\s+0 \?3\s+—\s+—\s`, out, "the breakdown")
+	require.Regexp(t, `(?m)^  dark\s+\|\s*no known outcome\s*\|\s+—\s+—\s+—\s+—`, out, "the dumbbell")
+	require.Regexp(t, `(?m)^  lit\s+3\s+1\s+3\s+1\.00\s+1\.00\s`, out)
+	var h bytes.Buffer
+	require.NoError(t, WriteHTML(&h, r))
+	require.Contains(t, h.String(), "not drawn (no known outcome): dark")
+	require.NotContains(t, h.String(), `data-model="dark" data-traces`, "no dumbbell mark for it")
+}

@@ -103,9 +103,18 @@ func groupTable(what string, gs []Group, width int) ([]string, [][]string) {
 	head := []string{what, "traces", "tasks", "solved", "pass@1", "pass^k", "headline", "contract", "in tok", "out tok", "$", "$/solved", "median wall"}
 	rows := make([][]string, 0, len(gs))
 	for _, g := range gs {
+		// As in the grid: "?N" attempts with no recorded outcome, and no
+		// rate for a group none of whose outcomes is known.
+		solved, p1, pk := strconv.Itoa(g.Solved), frac(g.PassAt1), frac(g.PassHatK)
+		if g.Unknown > 0 {
+			solved += " ?" + strconv.Itoa(g.Unknown)
+		}
+		if !g.Scored() {
+			p1, pk = "—", "—"
+		}
 		rows = append(rows, []string{
-			fit(g.Key, width), strconv.Itoa(g.Traces), strconv.Itoa(g.Tasks), strconv.Itoa(g.Solved),
-			frac(g.PassAt1), frac(g.PassHatK), pct(g.HeadlinePassRate), pct(g.ContractPassRate),
+			fit(g.Key, width), strconv.Itoa(g.Traces), strconv.Itoa(g.Tasks), solved,
+			p1, pk, pct(g.HeadlinePassRate), pct(g.ContractPassRate),
 			thousands(g.InputTokens), thousands(g.OutputTokens), dollars(g.Dollars), dollars(g.DollarsPerSolved), seconds(g.MedianWallS),
 		})
 	}

@@ -112,7 +112,16 @@ type Group struct {
 	Dollars          *float64 `json:"dollars"`
 	DollarsPerSolved *float64 `json:"dollars_per_solved"`
 	MedianWallS      *float64 `json:"median_wall_s"`
+	// Unknown counts the group's attempts with no recorded outcome and
+	// UnknownTasks its tasks with no known attempt (in neither rate).
+	Unknown      int `json:"unknown"`
+	UnknownTasks int `json:"unknown_tasks"`
 }
+
+// Scored reports whether any of the group's tasks has an attempt whose
+// outcome is known: without one its pass@1 and pass^k are no figure,
+// not 0.
+func (g Group) Scored() bool { return g.Tasks > g.UnknownTasks }
 
 // Definitions are printed with every report, because each figure is only
 // as good as the reader's idea of its denominator.

@@ -160,6 +160,9 @@ const dumbbellW = 21
 // DumbbellText draws a model's pass@1 (●) and pass^k (○) on a 0…1 line,
 // the gap between them drawn ━.
 func DumbbellText(d Dumbbell) string {
+	if !d.Scored() {
+		return "|" + fmt.Sprintf("%-*s", dumbbellW, " no known outcome") + "|"
+	}
 	pos := func(v float64) int { return min(dumbbellW-1, max(0, int(v*float64(dumbbellW-1)+0.5))) }
 	a, k := pos(d.PassAt1), pos(d.PassHatK)
 	b := []rune(strings.Repeat("·", dumbbellW))
@@ -216,7 +219,11 @@ func dumbbellSection(r *ReportData) Section {
 		if d.Tokens != nil {
 			tok = thousands(*d.Tokens)
 		}
-		s.Rows = append(s.Rows, []string{d.Model, DumbbellText(d), frac(d.PassAt1), frac(d.PassHatK), frac(d.Gap), frac(d.Resolution),
+		p1, pk, gap, res := frac(d.PassAt1), frac(d.PassHatK), frac(d.Gap), frac(d.Resolution)
+		if !d.Scored() {
+			p1, pk, gap, res = "—", "—", "—", "—"
+		}
+		s.Rows = append(s.Rows, []string{d.Model, DumbbellText(d), p1, pk, gap, res,
 			dollars(d.Dollars), tok, seconds(d.MedianWallS), orNone(byDollars[d.Model]), orNone(byTokens[d.Model]), orNone(byWall[d.Model])})
 		partial = partial || d.CostKnown < d.Traces || d.TokensKnown < d.Traces || d.WallKnown < d.Traces
 	}

@@ -63,10 +63,14 @@ func writeDumbbellSVG(b *strings.Builder, r *ReportData) {
 		fmt.Fprintf(b, `<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"></line>`+"\n", x0, y0+dbPanelH, x0+dbPanelW, y0+dbPanelH)
 		fmt.Fprintf(b, `<text x="%d" y="%d">1</text><text x="%d" y="%d">0</text>`, x0-14, y0+4, x0-14, y0+dbPanelH+4)
 		lo, hi, any := 0.0, 0.0, false
-		var missing []string
+		var missing, unscored []string
 		for _, d := range r.Dumbbells {
 			v, ok := ax.of(d)
-			if !ok {
+			switch {
+			case !d.Scored():
+				unscored = append(unscored, d.Model)
+				continue
+			case !ok:
 				missing = append(missing, d.Model)
 				continue
 			}
@@ -85,10 +89,13 @@ func writeDumbbellSVG(b *strings.Builder, r *ReportData) {
 		if len(missing) > 0 {
 			fmt.Fprintf(b, `<text x="%d" y="%d">not drawn (no %s recorded): %s</text>`+"\n", x0, y0+dbPanelH+30, esc(ax.name), esc(clip(strings.Join(missing, ", "), 40)))
 		}
+		if len(unscored) > 0 {
+			fmt.Fprintf(b, `<text x="%d" y="%d">not drawn (no known outcome): %s</text>`+"\n", x0, y0+dbPanelH+44, esc(clip(strings.Join(unscored, ", "), 40)))
+		}
 		yOf := func(v float64) int { return y0 + int(float64(dbPanelH)*(1-v)+0.5) }
 		for _, d := range r.Dumbbells {
 			v, ok := ax.of(d)
-			if !ok {
+			if !ok || !d.Scored() {
 				continue
 			}
 			x := x0 + dbPanelW/2

@@ -338,6 +338,7 @@ func groupsOf(m map[string]*groupAcc) []Group {
 			HeadlinePassRate: ratio(g.contract+g.weak, g.n), ContractPassRate: ratio(g.contract, g.n),
 			InputTokens: c.InputTokens, OutputTokens: c.OutputTokens,
 			Dollars: c.Dollars, DollarsPerSolved: c.DollarsPerSolved, MedianWallS: c.MedianWallS,
+			Unknown: gr.Unknown, UnknownTasks: gr.UnknownTasks,
 		})
 	}
 	return out
