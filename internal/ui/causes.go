@@ -56,13 +56,14 @@ func (m *Model) causesCmd() tea.Cmd {
 	}
 }
 
-// setCauses keeps what came; a row asked for with no verdict keeps ""
-// so that it is not asked for again.
+// setCauses keeps what came; a row asked for with no verdict, or whose
+// request failed, keeps "" so that it is not asked for again: Update asks
+// after every message, and a store that keeps failing would otherwise be
+// asked in a loop. The failure is said once; the why cell shows nothing.
 func (m *Model) setCauses(msg causesLoadedMsg) {
 	m.causing = false
 	if msg.err != nil {
 		m.errText = "root causes: " + msg.err.Error()
-		return
 	}
 	if m.causes == nil {
 		m.causes = make(map[int64]string, len(msg.asked))

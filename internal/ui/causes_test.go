@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -80,4 +81,31 @@ func TestBlindQueueAsksForNoRootCauses(t *testing.T) {
 	m = press(t, m, "j", "G")
 	require.Empty(t, cs.asked)
 	require.False(t, strings.Contains(m.View(), "cause of trace"))
+}
+
+// failingCauses is a store whose RootCauses always fails.
+type failingCauses struct {
+	*causeStore
+	calls int
+}
+
+func (f *failingCauses) RootCauses(context.Context, []int64) (map[int64]string, error) {
+	f.calls++
+	return nil, errors.New("database is locked")
+}
+
+// TestFailingRootCausesAreAskedOnce: a failed request is said, and the
+// rows it asked for are not asked again on every message after (settle
+// would never end if they were).
+func TestFailingRootCausesAreAskedOnce(t *testing.T) {
+	t.Parallel()
+	fc := &failingCauses{causeStore: decidedFake(30)}
+	m := startedOn(t, fc, testConfig(), 160, 20)
+	require.Equal(t, 1, fc.calls)
+	require.Contains(t, m.View(), "root causes: database is locked")
+	m = press(t, m, "j", "k")
+	require.Equal(t, 1, fc.calls, "the rows on screen were asked for once")
+	m = press(t, m, "G")
+	require.Equal(t, 2, fc.calls, "rows that came into view are asked for")
+	require.NotContains(t, m.View(), "cause of trace")
 }
