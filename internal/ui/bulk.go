@@ -37,8 +37,13 @@ func (q *queueModel) isMarked(i int) bool {
 	return q.marks.ids[q.all[q.view[i]].TraceID]
 }
 
-// markedIDs are the marked traces in view order.
+// markedIDs are the marked traces in view order. The title and the help
+// ask on every frame, so with nothing marked it answers at once rather
+// than walk a view of 100k rows.
 func (q *queueModel) markedIDs() []int64 {
+	if len(q.marks.ids) == 0 && !q.rangeOpen() {
+		return nil
+	}
 	var out []int64
 	for i, idx := range q.view {
 		if q.isMarked(i) {
