@@ -128,10 +128,9 @@ func (m *Model) loadAgreementCmd(gen int) tea.Cmd {
 	st, ctx, slice := m.adj, m.ctx, m.cfg.Slice
 	return func() tea.Msg {
 		v, err := st.Agreement(ctx, slice)
-		if err != nil {
-			return errMsg{what: "agreement", err: err, agree: true}
-		}
-		return agreementLoadedMsg{gen: gen, view: v}
+		// A failure carries its generation too: one from a computation
+		// the reviewer has left must not replace a newer screen.
+		return agreementLoadedMsg{gen: gen, view: v, err: err}
 	}
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -266,4 +267,19 @@ func TestToggleAllBackWithCursorPastTheDisputes(t *testing.T) {
 	require.NotPanics(t, func() { m = press(t, m, "a") })
 	require.Len(t, m.queue.all, 4)
 	require.NotNil(t, m.queue.current())
+}
+
+// TestStaleAgreementFailureKeepsTheScreen: a failed agreement
+// computation the reviewer has since left (its generation is old) does
+// not replace the agreement shown; a current one says it failed there.
+func TestStaleAgreementFailureKeepsTheScreen(t *testing.T) {
+	t.Parallel()
+	m := startedAdj(t, newFakeAdj(t, 4), 140, 45)
+	m = press(t, m, "A")
+	shown := m.View()
+	require.Contains(t, shown, "slice s1")
+	m = settle(t, m, agreementLoadedMsg{gen: m.agreeGen - 1, err: errors.New("stale: database is locked")})
+	require.NotContains(t, m.View(), "stale: database is locked")
+	m = settle(t, m, agreementLoadedMsg{gen: m.agreeGen, err: errors.New("database is locked")})
+	require.Contains(t, m.View(), "agreement: database is locked")
 }

@@ -89,8 +89,6 @@ type clustersLoadedMsg struct {
 type errMsg struct {
 	what string
 	err  error
-	// agree marks a failed agreement computation.
-	agree bool
 }
 
 func (e errMsg) Error() string { return e.what + ": " + e.err.Error() }

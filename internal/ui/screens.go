@@ -234,6 +234,11 @@ func (m *Model) setAgreement(msg agreementLoadedMsg) {
 	v := msg.view
 	if msg.err != nil {
 		m.errText = "agreement: " + msg.err.Error()
+		if !msg.pending {
+			// The figures were being computed: the page says it failed.
+			// (agree --tui's completion keeps the figures it has.)
+			m.docs[screenAgreement].SetRender(m.agreementPage(nil, m.errText))
+		}
 		return
 	}
 	if !m.pol.agreement {

@@ -97,9 +97,6 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case errMsg:
 		m.errText = msg.Error()
-		if msg.agree {
-			m.docs[screenAgreement].SetRender(m.agreementPage(nil, msg.Error()))
-		}
 		return m, nil
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
