@@ -90,7 +90,7 @@ type repeats struct {
 
 type repeat struct {
 	first, next, last, n int
-	reason               string
+	reason, file         string
 }
 
 // maxRepeatKeys bounds the lines repeats remembers; a line past it is
@@ -99,7 +99,17 @@ const maxRepeatKeys = 100_000
 
 // again reports whether r repeats a reject already filed, and counts it.
 func (rp *repeats) again(r store.Reject) bool {
-	k := sha256.Sum256(append([]byte(r.Reason+"\x00"), r.Raw...))
+	// The file is part of the key: a folder input (OpenHands events, a
+	// trial) rejects each of its files under that file's own name, and two
+	// empty ones are not repeats of each other.
+	h := sha256.New()
+	h.Write([]byte(r.File))
+	h.Write([]byte{0})
+	h.Write([]byte(r.Reason))
+	h.Write([]byte{0})
+	h.Write(r.Raw)
+	var k [32]byte
+	h.Sum(k[:0])
 	if e, ok := rp.seen[k]; ok {
 		if e.n == 0 {
 			e.next = r.Line
@@ -112,7 +122,7 @@ func (rp *repeats) again(r store.Reject) bool {
 		rp.seen = map[[32]byte]*repeat{}
 	}
 	if len(rp.seen) < maxRepeatKeys {
-		rp.seen[k] = &repeat{first: r.Line, reason: r.Reason}
+		rp.seen[k] = &repeat{first: r.Line, reason: r.Reason, file: r.File}
 	}
 	return false
 }
@@ -129,7 +139,11 @@ func (rp *repeats) file(ctx context.Context, im store.Import, name string) error
 	sort.Slice(rs, func(i, j int) bool { return rs[i].first < rs[j].first })
 	for _, e := range rs {
 		reason := fmt.Sprintf("this line and %d more up to line %d are the bytes of line %d, rejected for the same reason (%s); the line is kept once, at line %d", e.n-1, e.last, e.first, e.reason, e.first)
-		if err := im.Reject(ctx, store.Reject{File: name, Line: e.next, Reason: reason}); err != nil {
+		file := e.file
+		if file == "" {
+			file = name
+		}
+		if err := im.Reject(ctx, store.Reject{File: file, Line: e.next, Reason: reason}); err != nil {
 			return err
 		}
 	}
@@ -490,13 +504,15 @@ func (a *app) printImportSummary(sum importSummary) {
 	if sum.Reseeded > 0 {
 		sayf(w, "note: %d Inspect samples stored under later seeds (%s): another log of their task had that epoch in the run already\n", sum.Reseeded, triage.Sanitize(sum.ReseededExample))
 	}
-	for i, r := range sum.Rejects {
-		if i == show {
-			sayf(w, "… and %d more rejected lines (see 'triage rejects')\n", len(sum.Rejects)-show)
-			break
-		}
+	shown := min(len(sum.Rejects), show)
+	for _, r := range sum.Rejects[:shown] {
 		// File names and reasons quote the input, which may carry escapes.
 		sayf(w, "%s:%d: %s\n", triage.Sanitize(r.File), r.Line, triage.Sanitize(r.Reason))
+	}
+	// Rejected counts every line; Rejects lists at most maxListed, and
+	// no line that repeated one before it.
+	if more := sum.Rejected - shown; more > 0 {
+		sayf(w, "… and %d more rejected lines (see 'triage rejects')\n", more)
 	}
 	for _, e := range sum.Errors {
 		sayln(w, "triage:", triage.Sanitize(e))

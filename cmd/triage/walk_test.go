@@ -183,3 +183,24 @@ func TestEndlessDeviceEnds(t *testing.T) {
 	require.Contains(t, errOut, "over the 64 MiB limit")
 	require.Contains(t, errOut, "no line end in 256 MiB: the rest of the input was not read")
 }
+
+// TestImportSummaryCountsEveryRejectedLine: the "… and N more" line
+// counts every rejected line past those listed, repeated ones included
+// (they are counted, filed once, and not listed).
+func TestImportSummaryCountsEveryRejectedLine(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var b strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&b, `{"task_id":"T%d","exit_code":"x%d"}`+"\n", i, i)
+	}
+	for range 30 {
+		b.WriteString(`{"task_id":"R","exit_code":"same"}` + "\n")
+	}
+	f := c.file("bad.jsonl", b.String())
+	code, out, errOut := c.run("", "import", f)
+	require.Equal(t, exitRejected, code)
+	require.Equal(t, "0 imported, 0 duplicates, 35 rejected\n", out)
+	require.Equal(t, 6, strings.Count(errOut, f+":"), "the five distinct lines and the first repeated one are listed")
+	require.Contains(t, errOut, "… and 29 more rejected lines (see 'triage rejects')")
+}
