@@ -1,6 +1,10 @@
 package ingest
 
 import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,4 +300,35 @@ func TestBadGeminiAndACP(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, recs, 1)
 	require.Equal(t, 1, recs[0].Reject.Line)
+}
+
+// TestTrialAgentLogHeldToInflateLimits: a gzipped agent log inside a
+// trial folder is held to the import's --max-ratio like any input (it
+// was decoded past it, at the default limits).
+func TestTrialAgentLogHeldToInflateLimits(t *testing.T) {
+	t.Parallel()
+	words := []string{"alpha", "beta", "gamma", "delta", "tool", "call", "output", "diff"}
+	var body strings.Builder
+	body.WriteString(`{"type": "user_message", "text": "hi"}` + "\n")
+	for i := range 40000 { // past InflateFloor
+		fmt.Fprintf(&body, `{"type": "agent_message", "text": "%s %s %d"}`+"\n", words[i%len(words)], words[(i*7)%len(words)], i)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write([]byte(body.String()))
+	require.NoError(t, zw.Close())
+	ratio := body.Len() / gz.Len()
+	require.Greater(t, ratio, 3, "the log compresses past the limit below")
+	require.Less(t, ratio, DefaultMaxRatio, "and within the default")
+	dir := writeTrial(t, map[string]string{
+		"result.json":         `{"trial_name":"hello__abc1234","task_name":"hello","verifier_result":{"rewards":{"reward":1}}}`,
+		"agent/acp.jsonl.gz":  gz.String(),
+		"verifier/reward.txt": "1",
+	})
+	in, err := Open(dir, nil, nil)
+	require.NoError(t, err)
+	defer in.Close()
+	err = Decode(t.Context(), in, "", Options{MaxRatio: 2}, func(Record) error { return nil })
+	_, ok := errors.AsType[*InflateError](err)
+	require.True(t, ok, "want the ratio limit, got %v", err)
 }

@@ -255,6 +255,12 @@ func trialAgentTrace(ctx context.Context, dir string, opts Options, emit func(Re
 			continue
 		}
 		var got *triage.Trace
+		// As Decode does for any input (it cannot be called from here:
+		// the format table refers to this decoder): a gzipped log is held
+		// to the import's --max-ratio and --max-inflate.
+		if in.inflate != nil {
+			in.inflate.limits = limitsOf(opts)
+		}
 		err = f.Decode(ctx, Source{Name: p, Path: p, R: in.R, Opts: opts, gzipped: in.gzipped}, func(r Record) error {
 			if r.Trace != nil {
 				if got == nil {
