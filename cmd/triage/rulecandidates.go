@@ -48,8 +48,15 @@ type ruleCandidate struct {
 	// a label given to a whole cluster (review by cluster): people
 	// closed them together, after reading a sample.
 	ByCluster int `json:"by_cluster"`
+	// OneByOne counts the settled members labelled trace by trace, and
+	// OneByOnePrecision is the precision on them alone: a label given to
+	// the whole cluster agrees with the cluster by construction, so the
+	// unattended bar rests on these.
+	OneByOne          int     `json:"one_by_one"`
+	OneByOnePrecision float64 `json:"one_by_one_precision"`
 	// MayLabelUnattended applies the rules' own bar: precision at least
-	// --min-precision on at least --min-fired settled traces.
+	// --min-precision on at least --min-fired settled traces labelled one
+	// by one.
 	MayLabelUnattended bool `json:"may_label_unattended"`
 }
 
@@ -110,10 +117,13 @@ func (a *app) ruleCandidates(ctx context.Context, db store.Store, o ruleCheckOpt
 		cand := ruleCandidate{Cluster: i + 1, Name: cs.c.Signature(v.sig).Name(), Signature: cs.c.Signature(v.sig), Class: class,
 			Size: len(v.members), Settled: len(settled), Precision: ratioOf(agree, len(settled))}
 		gave := map[string]int{}
+		oneAgree := 0
 		for _, c := range settled {
 			gave[c.verdict.Primary]++
 			if c.byCluster {
 				cand.ByCluster++
+			} else if c.final.Primary == class {
+				oneAgree++
 			}
 			switch {
 			case c.final.Primary == class && c.verdict.Primary != class:
@@ -129,7 +139,9 @@ func (a *app) ruleCandidates(ctx context.Context, db store.Store, o ruleCheckOpt
 			cand.RulesGave = append(cand.RulesGave, classCount{Class: k, N: n})
 		}
 		slices.SortFunc(cand.RulesGave, func(x, y classCount) int { return cmp.Or(cmp.Compare(y.N, x.N), strings.Compare(x.Class, y.Class)) })
-		cand.MayLabelUnattended = cand.Precision >= o.minPrecision && cand.Settled >= o.minFired
+		cand.OneByOne = cand.Settled - cand.ByCluster
+		cand.OneByOnePrecision = ratioOf(oneAgree, cand.OneByOne)
+		cand.MayLabelUnattended = cand.OneByOnePrecision >= o.minPrecision && cand.OneByOne >= o.minFired
 		out = append(out, cand)
 	}
 	slices.SortStableFunc(out, func(x, y ruleCandidate) int { return cmp.Compare(y.Fixes, x.Fixes) })
@@ -152,15 +164,15 @@ func writeRuleCandidates(w io.Writer, cands []ruleCandidate, o ruleCheckOpts) {
 		bar := "keep people in the loop"
 		if c.MayLabelUnattended {
 			bar = "may label unattended"
-		} else if c.Settled < o.minFired {
-			bar += fmt.Sprintf(" (%d settled traces, fewer than --min-fired %d)", c.Settled, o.minFired)
+		} else if c.OneByOne < o.minFired {
+			bar += fmt.Sprintf(" (%d settled traces labelled one by one, fewer than --min-fired %d)", c.OneByOne, o.minFired)
 		} else {
-			bar += fmt.Sprintf(" (precision below --min-precision %.2f)", o.minPrecision)
+			bar += fmt.Sprintf(" (precision %.2f on those labelled one by one, below --min-precision %.2f)", c.OneByOnePrecision, o.minPrecision)
 		}
 		fmt.Fprintf(w, "  cluster #%d %s\n", c.Cluster, triage.Sanitize(c.Name))
 		byCluster := ""
 		if c.ByCluster > 0 {
-			byCluster = fmt.Sprintf(" (%d labelled by cluster)", c.ByCluster)
+			byCluster = fmt.Sprintf(" (%d labelled by cluster, which agree with it by construction)", c.ByCluster)
 		}
 		fmt.Fprintf(w, "    ⇒ %s · precision %.2f on %d settled%s of %d traces · fixes %d, breaks %d · rules gave %s · %s\n",
 			triage.Sanitize(c.Class), c.Precision, c.Settled, byCluster, c.Size, c.Fixes, c.Breaks, triage.Sanitize(strings.Join(gave, ", ")), bar)

@@ -63,7 +63,7 @@ func TestRulesCheckProposesClosedClusters(t *testing.T) {
 	require.Contains(t, out, "⇒ SCOPE_SLIP · precision 1.00 on 10 settled of 10 traces · fixes 10, breaks 0 · rules gave TOOL_LOOP 10 · may label unattended")
 	code, out, errOut = c.run("", "rules", "check", "--min-fired", "11")
 	require.Equal(t, exitOK, code, errOut)
-	require.Contains(t, out, "keep people in the loop (10 settled traces, fewer than --min-fired 11)")
+	require.Contains(t, out, "keep people in the loop (10 settled traces labelled one by one, fewer than --min-fired 11)")
 
 	// --min-cluster 0: no candidates, no bodies read.
 	code, out, errOut = c.run("", "rules", "check", "--json", "--min-cluster", "0")
