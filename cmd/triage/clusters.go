@@ -39,7 +39,9 @@ classes, representative, members (RUN/TASK#SEED), repositories (from SWE-bench-s
 ids), failing_tools (the tool whose call failed last), and with --baseline novel and
 baseline_size. Failing traces that show nothing to compare (no verdict, no tool call, no
 failing test, no exception) are listed after the clusters as "unclustered": true objects
-with the reason (id 0).
+with the reason (id 0). Shares are of the failing traces; a last "not_counted": true line
+gives the size of those not known to have failed (no label, no scorer result, no outcome),
+which are in no share.
 
 Signature version ` + signature.Version + `, similarity threshold ` + fmt.Sprint(signature.Threshold) + `.`,
 		Example: `  triage rules run
@@ -84,6 +86,10 @@ type clusterJSON struct {
 	BaselineSize   *int                 `json:"baseline_size,omitempty"`
 	Unclustered    bool                 `json:"unclustered,omitempty"`
 	Reason         string               `json:"reason,omitempty"`
+	// NotCounted marks the last line: the traces not known to have
+	// failed (no label, no scorer result, no outcome), in no cluster and
+	// in no share's denominator.
+	NotCounted bool `json:"not_counted,omitempty"`
 }
 
 // keyCount is one value of a cluster's breakdown and how many of its

@@ -339,3 +339,30 @@ func TestClustersBreakDownByToolAndRepository(t *testing.T) {
 	require.Contains(t, out, "· failing bash ")
 	require.Contains(t, out, "· repos acme/billing ")
 }
+
+// TestClustersJSONSaysWhatItDidNotCount: the traces not known to have
+// failed are in no cluster and no share; --json says how many on a last
+// line, as the text output says in its head.
+func TestClustersJSONSaysWhatItDidNotCount(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	rows := `{"task_id":"T1","exit_code":1,"test_output":"E   AssertionError: boom","tool_calls":[{"name":"bash","args":{"cmd":"pytest"},"output":"FAILED t::a"}]}
+{"task_id":"T2","answer":"done","tool_calls":[{"name":"bash","args":{"cmd":"ls"},"output":"x"}]}
+`
+	code, _, errOut := c.run(rows, "import", "--rules", "--format", "jsonl", "--run", "r", "-")
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := c.run("", "clusters", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var last struct {
+		NotCounted bool    `json:"not_counted"`
+		Size       int     `json:"size"`
+		Share      float64 `json:"share"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
+	require.True(t, last.NotCounted, out)
+	require.Equal(t, 1, last.Size)
+	code, out, _ = c.run("", "clusters")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "(1 trace is not counted")
+}

@@ -161,6 +161,11 @@ func writeClustersJSON(w io.Writer, cs *clusterSet, views []clusterView, unclust
 			return err
 		}
 	}
+	if cs.skipped > 0 {
+		// What the text output says in its head: not left out silently.
+		return enc.Encode(clusterJSON{Unclustered: true, NotCounted: true, Size: cs.skipped,
+			Reason: "not known to have failed: no label, no scorer result and no outcome", Classes: []classCount{}, Members: []string{}})
+	}
 	return nil
 }
 
@@ -183,7 +188,11 @@ func writeClustersText(w io.Writer, cs *clusterSet, views []clusterView, unclust
 	}
 	fmt.Fprintf(w, "%s · signature v%s\n", triage.Sanitize(head), signature.Version)
 	if cs.skipped > 0 {
-		fmt.Fprintf(w, "(%d traces are not counted: nothing says they failed, no label and no scorer result or outcome)\n", cs.skipped)
+		what := fmt.Sprintf("%d traces are", cs.skipped)
+		if cs.skipped == 1 {
+			what = "1 trace is"
+		}
+		fmt.Fprintf(w, "(%s not counted: nothing says they failed, no label and no scorer result or outcome)\n", what)
 	}
 	if total == 0 {
 		fmt.Fprintln(w, "no failing traces")
