@@ -260,6 +260,25 @@ func (r *run) passWeak() {
 		// A benchmark's scorer runs its own tests: the agent's count only
 		// where it changed the files those tests live in.
 		files := scorerTestFiles(tr.Scorer)
+		if tr.Diff == nil {
+			// No diff recorded: the edit steps say what was written, or
+			// nothing can be told.
+			for i, st := range r.activity().Steps {
+				if st.Kind != triage.StepEdit {
+					continue
+				}
+				if len(st.Files) == 0 {
+					r.unevaluated(rPassWeak, "no diff was recorded and an edit step does not name its files: cannot tell whether the agent changed the tests the scorer ran")
+					return
+				}
+				for _, p := range st.Files {
+					if files[strings.TrimPrefix(p, "./")] {
+						r.fire(rPassWeak, triage.Evidence{Message: "the agent edited " + p + ", which holds tests the scorer ran", ToolCall: i, File: clip(p), Ident: clip(p)})
+					}
+				}
+			}
+			return
+		}
 		for _, f := range r.diffFiles() {
 			for _, p := range f.Paths() {
 				if files[strings.TrimPrefix(p, "./")] {

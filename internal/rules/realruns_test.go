@@ -186,3 +186,32 @@ func TestBudgetKillNamesTheHarnessWord(t *testing.T) {
 	require.Equal(t, "the harness ended the run on a budget: exit_cost after 2 tool calls", v.Evidence[0].Message)
 	require.Equal(t, 1, v.Evidence[0].ToolCall)
 }
+
+// TestPassWeakWithNoDiffReadsTheEdits: a green benchmark run with no
+// recorded diff is judged by its edit steps: one that wrote the file the
+// scorer's tests live in is PASS_WEAK, one whose files the log does not
+// name sends the run to people (it was PASS_CONTRACT, certain), and
+// edits of the source alone leave PASS_CONTRACT.
+func TestPassWeakWithNoDiffReadsTheEdits(t *testing.T) {
+	t.Parallel()
+	run := func(calls ...triage.ToolCall) triage.Verdict {
+		tr := harnessRun(true, "", calls...)
+		tr.Diff = nil
+		tr.Scorer.FailToPass.Passed = []string{"test_x (utils_tests.test_html.T)"}
+		return Classify(nil, Budgets{}, nil, tr)
+	}
+	v := run(sh("sed -i 's/a/b/' tests/utils_tests/test_html.py", "", 0))
+	require.Equal(t, triage.PassWeak, v.Primary, evidenceText(v))
+	v = run(sh("sed -i 's/a/b/' django/utils/html.py", "", 0))
+	require.Equal(t, triage.PassContract, v.Primary)
+	require.Equal(t, triage.DecisionCertain, v.Decision, v.Reason)
+	v = run(triage.ToolCall{Name: "edit", Args: []byte(`{"text":"x"}`)})
+	require.Equal(t, triage.DecisionLeftover, v.Decision, evidenceText(v))
+	why := ""
+	for _, e := range v.Unevaluated {
+		if e.Rule == triage.PassWeak {
+			why = e.Message
+		}
+	}
+	require.Contains(t, why, "an edit step does not name its files")
+}
