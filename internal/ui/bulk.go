@@ -154,10 +154,7 @@ func (m *Model) bulkLabel(i int) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, id := range ids {
 		if it := m.queue.item(id); it != nil {
-			note := it.Note
-			if d, ok := m.drafts[id]; ok && d.hasNote {
-				note = d.note
-			}
+			note := m.noteFor(it)
 			cmds = append(cmds, m.writePrimary(it, code, note, m.batches))
 		}
 	}

@@ -194,10 +194,7 @@ func (m *Model) pickClusterLabel(gi int) tea.Cmd {
 		return nil
 	}
 	g := &m.clusters.groups[gi]
-	codes, names := make([]string, len(m.tax.Classes)), make([]string, len(m.tax.Classes))
-	for i, cl := range m.tax.Classes {
-		codes[i], names[i] = cl.Code, cl.Name
-	}
+	codes, names := m.classChoices()
 	m.picker = newPicker(fmt.Sprintf("Label every member of cluster %s (%d traces)", g.label, len(g.members)), codes, names, false, nil, 0)
 	m.modal = modalPicker
 	m.clusters.picking = gi + 1
@@ -261,10 +258,7 @@ func (m *Model) labelCluster(gi int, code string) tea.Cmd {
 		if it == nil {
 			continue
 		}
-		note := it.Note
-		if d, ok := m.drafts[id]; ok && d.hasNote {
-			note = d.note
-		}
+		note := m.noteFor(it)
 		cmds = append(cmds, m.writeLabel(it, code, note, m.batches, g.marker()))
 	}
 	m.queue.clearMarks()

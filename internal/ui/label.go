@@ -68,10 +68,7 @@ func (m *Model) handleLabelKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	switch {
 	case more, key.Matches(msg, km.Picker):
-		codes, names := make([]string, len(m.tax.Classes)), make([]string, len(m.tax.Classes))
-		for i, c := range m.tax.Classes {
-			codes[i], names[i] = c.Code, c.Name
-		}
+		codes, names := m.classChoices()
 		m.picker = newPicker("Primary class for "+it.Key(), codes, names, false, []string{it.Primary}, it.TraceID)
 		if more {
 			// The digits reach classes 1 to 9; 0 starts at the first
@@ -232,10 +229,7 @@ func (m *Model) setPrimary(id int64, code string) tea.Cmd {
 	if m.pol.reason {
 		return m.askReason(it, code)
 	}
-	note := it.Note
-	if d, ok := m.drafts[id]; ok && d.hasNote {
-		note = d.note
-	}
+	note := m.noteFor(it)
 	return m.storePrimary(it, code, note)
 }
 
@@ -410,4 +404,23 @@ func topIsSkip(events []triage.LabelEvent) bool {
 		stack = append(stack, e.Kind)
 	}
 	return len(stack) > 0 && stack[len(stack)-1] == triage.KindSkip
+}
+
+// classChoices are the taxonomy's classes as a picker lists them: codes
+// and names, in the taxonomy's order.
+func (m *Model) classChoices() (codes, names []string) {
+	codes, names = make([]string, len(m.tax.Classes)), make([]string, len(m.tax.Classes))
+	for i, c := range m.tax.Classes {
+		codes[i], names[i] = c.Code, c.Name
+	}
+	return codes, names
+}
+
+// noteFor is the note a label of it carries: the draft typed before its
+// primary, when there is one, else the note it has.
+func (m *Model) noteFor(it *QueueItem) string {
+	if d, ok := m.drafts[it.TraceID]; ok && d.hasNote {
+		return d.note
+	}
+	return it.Note
 }
