@@ -34,6 +34,8 @@ type Outcomes struct {
 	files    map[string]*resultsFile
 	warnings []string
 	warned   map[string]bool
+	// dirs are the directories the finder has listed (glob).
+	dirs map[string][]string
 }
 
 // NewOutcomes returns an empty finder.
@@ -107,7 +109,7 @@ func (o *Outcomes) find(path, iid, given string) (*sweReport, string) {
 		}
 		for a, up := dir, 0; up <= maxAncestors; a, up = filepath.Dir(a), up+1 {
 			for _, pat := range instanceReportPaths {
-				for _, p := range globSorted(filepath.Join(a, fmt.Sprintf(pat, globEscape(iid)))) {
+				for _, p := range o.glob(filepath.Join(a, fmt.Sprintf(pat, globEscape(iid)))) {
 					if rep := o.instanceFile(p, iid, true); rep != nil {
 						return rep, ""
 					}
@@ -153,7 +155,7 @@ func (o *Outcomes) given(given, iid string) *sweReport {
 	}
 	if st.IsDir() {
 		for _, pat := range append([]string{"%s/report.json", "%s.report.json"}, instanceReportPaths...) {
-			for _, p := range globSorted(filepath.Join(given, fmt.Sprintf(pat, globEscape(iid)))) {
+			for _, p := range o.glob(filepath.Join(given, fmt.Sprintf(pat, globEscape(iid)))) {
 				if rep := o.instanceFile(p, iid, true); rep != nil {
 					return rep
 				}
@@ -396,7 +398,7 @@ func isJSONBool(raw json.RawMessage) bool {
 // (<iid>.<run>.eval.log), whose last verdict line says whether the tests
 // passed.
 func (o *Outcomes) evalLog(dir, iid string) *sweReport {
-	for _, p := range globSorted(filepath.Join(dir, "logs", globEscape(iid)+".*eval.log")) {
+	for _, p := range o.glob(filepath.Join(dir, "logs", globEscape(iid)+".*eval.log")) {
 		if f, ok := o.files[p]; ok {
 			if f != nil {
 				return f.reports[iid]
@@ -491,7 +493,7 @@ func (o *Outcomes) postConditions(dir string, up int) *sweReport {
 // exitStatus returns the status a mini-swe-agent batch file
 // (exit_statuses_*.yaml in dir) lists iid under, the newest file first.
 func (o *Outcomes) exitStatus(dir, iid string) string {
-	paths := globSorted(filepath.Join(dir, "exit_statuses_*.yaml"))
+	paths := o.glob(filepath.Join(dir, "exit_statuses_*.yaml"))
 	for i := len(paths) - 1; i >= 0; i-- {
 		p := paths[i]
 		f, ok := o.files[p]
@@ -553,12 +555,64 @@ func parseExitStatuses(data []byte) (map[string]string, error) {
 	return out, nil
 }
 
-// globSorted is filepath.Glob, sorted, with errors as no match.
-func globSorted(pat string) []string {
-	m, _ := filepath.Glob(pat)
-	sort.Strings(m)
-	return m
+// glob is filepath.Glob, sorted and with errors as no match, with each
+// directory read once per import: the
+// finder globs a dozen patterns per trace, each naming the trace's
+// instance under a folder that holds one entry per instance, so
+// filepath.Glob read that folder again for every trace (an import of N
+// traces read N² entries, under o.mu). Patterns and matches are
+// filepath.Glob's; a directory that cannot be read matches nothing, as
+// there. Call it with o.mu held.
+func (o *Outcomes) glob(pattern string) []string {
+	if !hasGlobMeta(pattern) {
+		if _, err := os.Lstat(pattern); err != nil {
+			return nil
+		}
+		return []string{pattern}
+	}
+	dir, file := filepath.Split(pattern)
+	dir = strings.TrimSuffix(dir, string(filepath.Separator))
+	if dir == "" {
+		dir = "."
+	}
+	dirs := []string{dir}
+	if hasGlobMeta(dir) {
+		dirs = o.glob(dir)
+	}
+	var out []string
+	for _, d := range dirs {
+		for _, name := range o.listDir(d) {
+			if ok, _ := filepath.Match(file, name); ok {
+				out = append(out, filepath.Join(d, name))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
+
+// listDir is a directory's entry names, sorted, read once (nil when it
+// is not a readable directory).
+func (o *Outcomes) listDir(dir string) []string {
+	if names, ok := o.dirs[dir]; ok {
+		return names
+	}
+	f, err := os.Open(dir)
+	var names []string
+	if err == nil {
+		names, _ = f.Readdirnames(-1)
+		_ = f.Close()
+		sort.Strings(names)
+	}
+	if o.dirs == nil {
+		o.dirs = map[string][]string{}
+	}
+	o.dirs[dir] = names
+	return names
+}
+
+// hasGlobMeta is filepath.Glob's test for a pattern (on Unix).
+func hasGlobMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
 
 // globEscape quotes the glob metacharacters an instance id may hold.
 func globEscape(s string) string {

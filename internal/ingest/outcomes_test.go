@@ -1,8 +1,10 @@
 package ingest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -146,4 +148,44 @@ func TestExitStatusesYAML(t *testing.T) {
 	writeFiles(t, root, map[string]string{"run/exit_statuses_17.yaml": "instances_by_exit_status:\n  LimitsExceeded:\n  - a__b-1\n"})
 	_, status := NewOutcomes().find(filepath.Join(root, "run", "a__b-1", "a__b-1.traj.json"), "a__b-1", "")
 	require.Equal(t, "LimitsExceeded", status)
+}
+
+// TestOutcomesGlobIsFilepathGlob: the finder's cached glob matches what
+// filepath.Glob matches, escaped instance ids and missing folders
+// included, and lists each folder once however many patterns ask.
+func TestOutcomesGlobIsFilepathGlob(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, p := range []string{
+		"logs/run_evaluation/r1/m1/a__b-1/report.json",
+		"logs/run_evaluation/r1/m2/a__b-1/report.json",
+		"logs/run_evaluation/r2/m1/odd[1]*/report.json",
+		"logs/a__b-1.r1.eval.log",
+		"logs/a__b-1.r2.eval.log",
+		"exit_statuses_1.yaml",
+		"exit_statuses_2.yaml",
+		"eval_results/m/a__b-2/report.json",
+	} {
+		f := filepath.Join(root, filepath.FromSlash(p))
+		require.NoError(t, os.MkdirAll(filepath.Dir(f), 0o755))
+		require.NoError(t, os.WriteFile(f, []byte("{}"), 0o644))
+	}
+	o := NewOutcomes()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, iid := range []string{"a__b-1", "a__b-2", "odd[1]*", "missing"} {
+		for _, pat := range append([]string{"logs/%s.*eval.log", "exit_statuses_*.yaml", "nowhere/*/%s/report.json"}, instanceReportPaths...) {
+			p := filepath.Join(root, fmt.Sprintf(pat, globEscape(iid)))
+			want, err := filepath.Glob(p)
+			require.NoError(t, err)
+			sort.Strings(want)
+			got := o.glob(p)
+			if len(want) == 0 {
+				require.Empty(t, got, p)
+				continue
+			}
+			require.Equal(t, want, got, p)
+		}
+	}
+	require.Contains(t, o.dirs, filepath.Join(root, "logs", "run_evaluation", "r1"), "folders are listed once and kept")
 }
