@@ -125,6 +125,9 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 			rcRows = append(rcRows, []string{strconv.Itoa(rc.Count), rc.Cause, listSome(rc.Traces, 3)})
 		}
 		htmlTable(&b, []string{"traces", "root cause", "for example"}, rcRows)
+		if v.RootCausesNote != "" {
+			p("<p>%s</p>", esc(v.RootCausesNote))
+		}
 	}
 
 	p("<h2>Per-task grid</h2>")

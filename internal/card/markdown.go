@@ -114,6 +114,10 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 			rcRows = append(rcRows, []string{strconv.Itoa(rc.Count), md(rc.Cause), md(listSome(rc.Traces, 3))})
 		}
 		table([]string{"traces", "root cause", "for example"}, rcRows)
+		if v.RootCausesNote != "" {
+			p("%s", md(v.RootCausesNote))
+			p("")
+		}
 	}
 
 	p("## Per-task grid")

@@ -54,6 +54,10 @@ type ReportData struct {
 	// RootCauses are the failing traces' root causes, grouped, largest
 	// first (at most MaxRootCauses); empty when none were computed.
 	RootCauses []RootCauseGroup `json:"root_causes"`
+	// RootCausesNotShown counts the groups past MaxRootCauses, and the
+	// traces in them, which the report does not list.
+	RootCausesNotShown      int `json:"root_causes_not_shown"`
+	RootCauseTracesNotShown int `json:"root_cause_traces_not_shown"`
 	// Trend follows the figures across the report's runs (or the values
 	// of a version field), nil when they are fewer than two.
 	Trend *TrendReport `json:"trend"`
@@ -196,6 +200,10 @@ func Report(in Input) *ReportData {
 	}
 	r.dashboards(t, in)
 	r.RootCauses = in.RootCauses[:min(len(in.RootCauses), MaxRootCauses)]
+	for _, g := range in.RootCauses[len(r.RootCauses):] {
+		r.RootCausesNotShown++
+		r.RootCauseTracesNotShown += g.Count
+	}
 	if r.RootCauses == nil {
 		r.RootCauses = []RootCauseGroup{}
 	}

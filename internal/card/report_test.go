@@ -275,3 +275,28 @@ func TestViewCarriesTheReport(t *testing.T) {
 	require.Equal(t, in.RootCauses, v.RootCauses)
 	require.Nil(t, View(Report(Input{})).Secondary, "no secondary tags")
 }
+
+// TestRootCausesSayWhatTheyDoNotList: past MaxRootCauses the report
+// lists no more groups and says how many groups and traces it left out,
+// in the JSON and in every format.
+func TestRootCausesSayWhatTheyDoNotList(t *testing.T) {
+	t.Parallel()
+	in := seedMix()
+	for i := range MaxRootCauses + 2 {
+		in.RootCauses = append(in.RootCauses, RootCauseGroup{Cause: fmt.Sprintf("cause %d", i), Count: 3, Traces: []string{"r1/T01#0"}})
+	}
+	r := Report(in)
+	require.Len(t, r.RootCauses, MaxRootCauses)
+	require.Equal(t, 2, r.RootCausesNotShown)
+	require.Equal(t, 6, r.RootCauseTracesNotShown)
+	const note = "and 2 more root causes"
+	var txt, md, html bytes.Buffer
+	require.NoError(t, WriteText(&txt, r, 140, false))
+	require.NoError(t, WriteMarkdown(&md, r))
+	require.NoError(t, WriteHTML(&html, r))
+	for name, out := range map[string]string{"text": txt.String(), "markdown": md.String(), "html": html.String()} {
+		require.Contains(t, out, note, name)
+		require.Contains(t, out, "6 traces", name)
+	}
+	require.Empty(t, View(Report(seedMix())).RootCausesNote, "nothing left out, nothing said")
+}

@@ -164,6 +164,9 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 			line("  %s", reportview.WrapHang(fmt.Sprintf("%5d  %s", rc.Count, clean(rc.Cause)), width, 9))
 			line("         %s", renderLines(st.Muted, reportview.WrapHang("e.g. "+clean(strings.Join(rc.Traces, ", ")), width, 14)))
 		}
+		if v.RootCausesNote != "" {
+			line("  %s", renderLines(st.Muted, reportview.WrapHang(v.RootCausesNote, width-2, 4)))
+		}
 	}
 
 	line("")

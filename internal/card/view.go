@@ -32,6 +32,9 @@ func View(r *ReportData) *reportview.Report {
 	if r.SecondaryCounts.Sum() > 0 {
 		v.Secondary = r.SecondaryCounts
 	}
+	if r.RootCausesNotShown > 0 {
+		v.RootCausesNote = fmt.Sprintf("and %d more root causes (%s) not listed; triage traces gives every trace's", r.RootCausesNotShown, plural(r.RootCauseTracesNotShown, "trace"))
+	}
 	if len(r.NotChecked) > 0 {
 		v.NotChecked = &Section{Title: "Not checked for the whole run", Notes: notCheckedTexts(r.NotChecked), List: true}
 	}

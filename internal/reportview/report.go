@@ -39,8 +39,10 @@ type Report struct {
 	// NotChecked is the rules that could not apply to a run as a whole,
 	// a list section; nil when every rule could.
 	NotChecked *Section
-	// RootCauses are the failing traces' root causes, largest first.
-	RootCauses []RootCause
+	// RootCauses are the failing traces' root causes, largest first;
+	// RootCausesNote says what the list leaves out ("" when nothing).
+	RootCauses     []RootCause
+	RootCausesNote string
 	Grid       Grid
 	// NobodyClears and Saturated are the grid's tasks no attempt solved
 	// and those solved on every seed; TasksInPack is the pack's task

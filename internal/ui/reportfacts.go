@@ -134,6 +134,11 @@ func renderFacts(st *Styles, r *reportview.Report, width int) page {
 				add(strings.Repeat(" ", rootCauseIndent) + muted.Render(l))
 			}
 		}
+		if r.RootCausesNote != "" {
+			for _, l := range strings.Split(reportview.WrapHang(sanitizeLine(r.RootCausesNote), width-2, 2), "\n") {
+				add("  " + muted.Render(l))
+			}
+		}
 	}
 	return page{lines: out, targets: targets}
 }
