@@ -43,7 +43,7 @@ type Report struct {
 	// RootCausesNote says what the list leaves out ("" when nothing).
 	RootCauses     []RootCause
 	RootCausesNote string
-	Grid       Grid
+	Grid           Grid
 	// NobodyClears and Saturated are the grid's tasks no attempt solved
 	// and those solved on every seed; TasksInPack is the pack's task
 	// count, 0 when unknown.
