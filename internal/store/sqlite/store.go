@@ -39,7 +39,11 @@ type DB struct {
 // Open opens (creating if needed) the store at path and migrates it.
 func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 	q := url.Values{}
-	for _, p := range []string{"foreign_keys(1)", "journal_mode(WAL)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-16384)"} {
+	// journal_mode is not among them: switching a new file to WAL needs
+	// the file to itself, and SQLite does not call the busy handler for
+	// it, so two processes creating one store at once had one fail on
+	// open. walMode makes the switch, waiting its turn.
+	for _, p := range []string{"foreign_keys(1)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-16384)"} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
@@ -62,11 +66,60 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, mapErr(err))
 	}
+	if err := s.walMode(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// walWait is how long walMode keeps asking for WAL while other
+// connections hold the file: busy_timeout's budget.
+const walWait = 10 * time.Second
+
+// walMode puts the store in WAL mode, which reads beside a write need.
+// The mode is kept in the file, so once any process has switched it there
+// is nothing to do and no lock to take; until then the switch is retried,
+// backing off, for as long as busy_timeout would wait, and a switch that
+// another process made meanwhile counts as done.
+func (s *DB) walMode(ctx context.Context) error {
+	deadline := time.Now().Add(walWait)
+	pause := time.Millisecond
+	for {
+		var mode string
+		err := s.db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode)
+		if err == nil && (mode == "wal" || mode == "memory") {
+			return nil
+		}
+		if err == nil {
+			// The switch answers with the mode in force, or with
+			// SQLITE_BUSY while another connection holds the file.
+			err = s.db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
+			if err == nil && mode == "wal" {
+				return nil
+			}
+		}
+		err = mapErr(err)
+		if err != nil && !errors.Is(err, ErrBusy) {
+			return fmt.Errorf("journal mode: %w", err)
+		}
+		if time.Now().Add(pause).After(deadline) {
+			if err == nil {
+				err = fmt.Errorf("%w (journal mode stayed %s)", ErrBusy, mode)
+			}
+			return fmt.Errorf("journal mode: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 100*time.Millisecond)
+	}
 }
 
 // uriPath escapes what a file: URI would read in a path: '?' would start
