@@ -49,6 +49,19 @@ func (g *clusterGroup) marker() string {
 	return name
 }
 
+// clustersScreenDef is the clusters screen's entry in the registry:
+// offered where the session may show clusters (clusterRefusal), and
+// computed the first time it opens.
+func clustersScreenDef() screenDef {
+	return screenDef{
+		name:    "clusters",
+		of:      func(m *Model, _ screenID) screen { return &m.clusters },
+		body:    func(l *layout) (int, int) { return clusterRowsTop, l.queueRows },
+		offered: func(m *Model, _ screenID) bool { return m.clusterRefusal() == "" },
+		open:    (*Model).openClusters,
+	}
+}
+
 // clusterScreen is the list of clusters: one row each, largest first
 // (novel first with a baseline), with a cursor. It holds no trace: the
 // members open in the queue, as a drill-down.

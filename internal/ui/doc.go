@@ -17,9 +17,12 @@
 // adjudication (title, queue columns, label kind, what is hidden, the
 // help's words) is one policy value (policy.go, columns.go).
 //
-// Adding a screen: its own file, its ID in the screenID list, and one
-// line in the registry (screenDefs) with a typed field of the root to
-// hold it; a document screen (the report, the agreement: a renderer, a
-// page func and a title func) has its line in docDefs instead and needs
-// no field. report --tui and agree --tui are the app started on one.
+// Adding a screen: its own file, holding the component and its screenDef
+// (name, body, whether the : switcher offers it, what opening it does),
+// and in the registry (screens.go) its ID and its line; unless it is a
+// document screen (a renderer, a page func and a title func: the report,
+// the agreement), the root also holds it in a typed field. Nothing else
+// in the root names a screen to size it, draw it, route its keys or list
+// it in the switcher (a key that opens one, as C does, is the root's).
+// report --tui and agree --tui are the app started on one.
 package ui

@@ -42,20 +42,6 @@ func computeLayout(w, h int, pol *policy, natural colWidths) layout {
 	return l
 }
 
-// body is where a screen's body is (its first line and height), for the
-// modal boxes drawn over it.
-func (l *layout) body(id screenID) (top, h int) {
-	switch id {
-	case screenQueue:
-		return queueRowsTop, l.queueRows
-	case screenClusters:
-		return clusterRowsTop, l.queueRows
-	case screenTrace:
-		return l.traceTop, l.traceBody
-	}
-	return 1, l.agreeBody
-}
-
 // bodyHeight is the height a screen is sized to.
 func (l *layout) bodyHeight(id screenID) int {
 	_, h := l.body(id)

@@ -71,17 +71,6 @@ type Config struct {
 	Redactor *triage.Redactor
 }
 
-type screenID int
-
-const (
-	screenQueue screenID = iota
-	screenTrace
-	screenAgreement // the agreement figures (agree --tui, A in adjudicate)
-	screenReport    // the report's figures (report --tui)
-	screenClusters  // the failing traces by signature (C)
-	numScreens
-)
-
 type modalID int
 
 const (
@@ -165,7 +154,7 @@ type Model struct {
 	prevScreen screenID
 	agreeGen   int
 
-	// docs are the document screens, by screen (see docDefs; a screen
+	// docs are the document screens, by screen (see docDef; a screen
 	// this session lacks has no render); drillFrom is the screen a
 	// drill-down came from, which esc in the drilled queue goes back to.
 	docs      [numScreens]docScreen

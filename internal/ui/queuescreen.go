@@ -13,6 +13,17 @@ import (
 // title and the column header.
 const queueRowsTop = 2
 
+// queueScreenDef is the review queue's entry in the registry: offered
+// wherever there is a store to read it from.
+func queueScreenDef() screenDef {
+	return screenDef{
+		name:    "review",
+		of:      func(m *Model, _ screenID) screen { return &m.queue },
+		body:    func(l *layout) (int, int) { return queueRowsTop, l.queueRows },
+		offered: func(m *Model, _ screenID) bool { return m.store != nil },
+	}
+}
+
 // queueScreen is the review queue as a screen: the queue (items, filter,
 // order, cursor, marks) and the column widths the root's layout gave it.
 type queueScreen struct {

@@ -70,19 +70,36 @@ func TestTraceHandleKeyActions(t *testing.T) {
 	require.Equal(t, Action{kind: actFiles}, v.HandleKey(keyMsg("F"), m.session()))
 }
 
-// TestScreenRegistry: every screen is in the registry, once, with a name
-// and a component, and the root routes each one's size there.
+// TestScreenRegistry: every screen is in the registry, once, with a name,
+// a component and a body inside the terminal; the root sizes each one as
+// its def says, and the switcher offers and opens screens by their defs.
 func TestScreenRegistry(t *testing.T) {
 	t.Parallel()
 	m := started(t, newFake(3), reportConfig(), 100, 30)
 	names := map[string]bool{}
-	for id, d := range screenDefs() {
-		require.Equal(t, screenID(id), d.id, "screen %d is registered", id)
-		require.NotEmpty(t, d.name)
+	for i, d := range registry {
+		id := screenID(i)
+		require.NotEmpty(t, d.name, "screen %d is registered", i)
 		require.False(t, names[d.name], d.name)
 		names[d.name] = true
-		require.NotNil(t, m.screenOf(d.id), d.name)
+		require.NotNil(t, m.screenOf(id), d.name)
+		top, h := m.lay.body(id)
+		require.Positive(t, top, d.name)
+		require.LessOrEqual(t, top+h, 30-2, "%s's body leaves the status and help lines", d.name)
+		require.Equal(t, d.doc != nil, d.of(&m, id) == screen(&m.docs[id]), "%s: a document screen is in m.docs", d.name)
 	}
+	var offered []screenID
+	for _, e := range m.switchEntries() {
+		if e.kind != switchScreen {
+			continue
+		}
+		offered = append(offered, e.screen)
+		n := m
+		n.screen = screenTrace
+		n.switchTo(e)
+		require.Equal(t, e.screen, n.screen, "the switcher opens %s", screenName(e.screen))
+	}
+	require.Equal(t, []screenID{screenQueue, screenReport}, offered, "a report session offers its queue and report")
 	require.Equal(t, 30-queueChrome, m.queue.height)
 	require.Equal(t, 30-traceChrome, m.trace.height)
 	require.Equal(t, 30-queueChrome, m.clusters.height)

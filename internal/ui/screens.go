@@ -24,38 +24,76 @@ type screen interface {
 	FullHelp(s *session) [][]key.Binding
 }
 
-// screenDef is one screen of the app: its name (in titles and the
-// switcher) and where its component is in the root.
+// screenID names a screen: its place in the registry.
+type screenID int
+
+// screenDef is all the root knows of a screen, written in the screen's
+// own file: its name (in titles and the switcher), its component, where
+// its body is drawn, whether the : switcher offers it and what showing it
+// does. A nil func takes the default given on the field.
 type screenDef struct {
-	id   screenID
 	name string
-	of   func(m *Model) screen
+	// of is its component: a typed field of the root (STYLE §5), or a
+	// document screen's entry in m.docs.
+	of func(m *Model, id screenID) screen
+	// body is its body's first screen line and height, for sizing it
+	// and for the modal boxes drawn over it (nil: a document's).
+	body func(l *layout) (top, h int)
+	// offered says whether : lists it now (nil: never).
+	offered func(m *Model, id screenID) bool
+	// open shows it from another screen (nil: as it was left).
+	open func(m *Model) tea.Cmd
+	// doc is a document screen's page and title (nil: not one).
+	doc *docDef
 }
 
-// screenDefs is the registry of screens. A screen is its own file, its
-// screenID and one line here (a typed field of the root holds it); a
-// document screen's line is in docDefs, and m.docs holds it.
-func screenDefs() [numScreens]screenDef {
-	var defs [numScreens]screenDef
-	for _, d := range []screenDef{
-		{screenQueue, "review", func(m *Model) screen { return &m.queue }},
-		{screenTrace, "trace", func(m *Model) screen { return &m.trace }},
-		{screenClusters, "clusters", func(m *Model) screen { return &m.clusters }},
-	} {
-		defs[d.id] = d
+// The screens, in the switcher's order.
+const (
+	screenQueue screenID = iota
+	screenTrace
+	screenClusters  // the failing traces by signature (C)
+	screenAgreement // the agreement figures (agree --tui, A in adjudicate)
+	screenReport    // the report's figures (report --tui)
+	numScreens
+)
+
+// registry is every screen's def, by ID. Each def is written in its
+// screen's own file, so a screen is that file, its ID above and its line
+// here (and, unless it is a document, its typed field in Model). It is
+// filled in init because defs refer to the root's methods, which read
+// the registry: as a variable's initialiser that would be a cycle.
+var registry [numScreens]screenDef
+
+func init() {
+	registry = [numScreens]screenDef{
+		screenQueue:     queueScreenDef(),
+		screenTrace:     traceScreenDef(),
+		screenClusters:  clustersScreenDef(),
+		screenAgreement: agreementScreenDef(),
+		screenReport:    reportScreenDef(),
 	}
-	for _, d := range docDefs() {
-		id := d.id
-		defs[id] = screenDef{id, d.name, func(m *Model) screen { return &m.docs[id] }}
-	}
-	return defs
 }
 
 // screenOf is the component that is screen id.
-func (m *Model) screenOf(id screenID) screen { return screenDefs()[id].of(m) }
+func (m *Model) screenOf(id screenID) screen { return registry[id].of(m, id) }
 
 // screenName names a screen in the title and the switcher.
-func screenName(id screenID) string { return screenDefs()[id].name }
+func screenName(id screenID) string { return registry[id].name }
+
+// docOf is a document screen's component, in m.docs.
+func docOf(m *Model, id screenID) screen { return &m.docs[id] }
+
+// docOffered offers a document screen the session has, but never in
+// blind review: the figures quote what blind review hides.
+func docOffered(m *Model, id screenID) bool { return m.docs[id].render != nil && !m.pol.blind }
+
+// bodyOf is where screen id's body is.
+func (l *layout) body(id screenID) (top, h int) {
+	if f := registry[id].body; f != nil {
+		return f(l)
+	}
+	return 1, l.agreeBody
+}
 
 // session is what the screens read of the session the root runs.
 type session struct {
@@ -83,78 +121,22 @@ func (m *Model) session() *session {
 		drafts: m.drafts, reviews: m.reviews, showAll: m.showAll, drilled: m.drilled, drillFrom: m.drillFrom, clusters: m.clusterRefusal() == "", causes: m.causes}
 }
 
-// docDef is a document screen: its name, the document it shows in a
-// session (nil: the session has no such screen) and its title. A new
-// document screen is its own file (a renderer, a page func, a title
-// func) and one line in docDefs.
+// docDef is what a document screen adds to its screenDef: the document
+// it shows in a session (nil: the session has no such screen) and its
+// title. A new document screen is its own file (a renderer, a page func,
+// a title func, its screenDef) and its line in the registry.
 type docDef struct {
-	id    screenID
-	name  string
 	page  func(m *Model) func(width int) page
 	title func(s *session) []string
-}
-
-// docDefs are the document screens.
-func docDefs() []docDef {
-	return []docDef{
-		{screenAgreement, "agreement", agreementDoc, agreementTitle},
-		{screenReport, "report", reportDoc, reportTitle},
-	}
 }
 
 // newDoc is document screen id showing page.
 func (m *Model) newDoc(id screenID, page func(int) page) docScreen {
 	d := newDocScreen(m.st, m.keys, page)
-	for _, def := range docDefs() {
-		if def.id == id {
-			d.title = def.title
-		}
+	if def := registry[id].doc; def != nil {
+		d.title = def.title
 	}
 	return d
-}
-
-// agreementTitle names the agreement: the slice being adjudicated, or
-// what agree --tui rated.
-func agreementTitle(s *session) []string {
-	if s.pol.agreement {
-		return []string{s.pol.title, s.shown(s.cfg.Reviewer), "agreement on slice " + s.shown(s.cfg.Slice)}
-	}
-	parts := []string{"triage agreement"}
-	if a := s.cfg.Agreement; a != nil && a.Title != "" {
-		parts = append(parts, s.shown(a.Title))
-	}
-	return parts
-}
-
-// reportTitle names the report's run.
-func reportTitle(s *session) []string {
-	parts := []string{"triage report"}
-	if r := s.cfg.Report; r != nil && r.Title != "" {
-		parts = append(parts, s.shown(r.Title))
-	}
-	return parts
-}
-
-// agreementDoc is agree --tui's agreement; adjudication computes its own
-// when A opens the screen.
-func agreementDoc(m *Model) func(int) page {
-	if m.cfg.Agreement == nil {
-		return nil
-	}
-	return m.agreementPage(m.cfg.Agreement, "")
-}
-
-// reportDoc is report --tui's report, or a note while it is being
-// computed.
-func reportDoc(m *Model) func(int) page {
-	r, st := m.cfg.Report, m.st
-	switch {
-	case r != nil:
-		return func(w int) page { return renderReport(st, r, w) }
-	case m.cfg.LoadReport != nil:
-		return notePage(st, computingReport)
-	}
-	return nil
 }
 
 // What a document screen says while its figures are computed.
@@ -250,14 +232,18 @@ func (m *Model) setAgreement(msg agreementLoadedMsg) {
 // startDocs builds the session's document screens; the app starts on
 // the first one it has (report --tui, agree --tui), where esc quits.
 func (m *Model) startDocs() {
-	for _, d := range docDefs() {
-		page := d.page(m)
+	for i, d := range registry {
+		if d.doc == nil {
+			continue
+		}
+		id := screenID(i)
+		page := d.doc.page(m)
 		if page == nil {
 			continue
 		}
-		m.docs[d.id] = m.newDoc(d.id, page)
+		m.docs[id] = m.newDoc(id, page)
 		if m.screen == screenQueue {
-			m.screen, m.docs[d.id].back = d.id, "quit"
+			m.screen, m.docs[id].back = id, "quit"
 		}
 	}
 }
@@ -265,7 +251,7 @@ func (m *Model) startDocs() {
 // docScreen is the current screen's document, or nil on the queue and
 // trace screens.
 func (m *Model) docScreen() *docScreen {
-	if d := &m.docs[m.screen]; d.render != nil {
+	if d := &m.docs[m.screen]; d.render != nil && registry[m.screen].doc != nil {
 		return d
 	}
 	return nil

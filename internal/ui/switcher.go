@@ -30,19 +30,9 @@ type switchEntry struct {
 // stay hidden until the reviewer starts a new session.
 func (m *Model) switchEntries() []switchEntry {
 	var out []switchEntry
-	scr := func(s screenID) {
-		out = append(out, switchEntry{kind: switchScreen, screen: s, label: "screen " + screenName(s)})
-	}
-	if m.store != nil {
-		scr(screenQueue)
-	}
-	if m.clusterRefusal() == "" {
-		scr(screenClusters)
-	}
-	for _, d := range docDefs() {
-		// An adjudication's agreement is computed when it opens.
-		if (m.docs[d.id].render != nil && !m.pol.blind) || (d.id == screenAgreement && m.pol.agreement) {
-			scr(d.id)
+	for i, d := range registry {
+		if id := screenID(i); d.offered != nil && d.offered(m, id) {
+			out = append(out, switchEntry{kind: switchScreen, screen: id, label: "screen " + d.name})
 		}
 	}
 	if m.pol.agreement || m.store == nil {
@@ -129,18 +119,10 @@ func (m Model) handleSwitchKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 func (m *Model) switchTo(e switchEntry) tea.Cmd {
 	switch e.kind {
 	case switchScreen:
-		if e.screen == screenAgreement && m.pol.agreement && m.screen != screenAgreement {
-			return m.openAgreement()
+		if open := registry[e.screen].open; open != nil {
+			return open(m)
 		}
-		if e.screen == screenClusters {
-			return m.openClusters()
-		}
-		if m.screen == screenTrace {
-			m.traceGen++ // Any load in flight is now stale.
-		}
-		m.screen = e.screen
-		m.status = "screen " + screenName(e.screen)
-		return nil
+		return m.show(e.screen)
 	case switchRun:
 		m.cfg.RunID, m.cfg.Slice, m.cfg.Blind = e.name, "", false
 	case switchSlice:
@@ -149,6 +131,16 @@ func (m *Model) switchTo(e switchEntry) tea.Cmd {
 	m.pol = policyFor(m.cfg)
 	m.status = e.label
 	return m.reloadQueue()
+}
+
+// show shows screen id as it was left.
+func (m *Model) show(id screenID) tea.Cmd {
+	if m.screen == screenTrace {
+		m.traceGen++ // Any load in flight is now stale.
+	}
+	m.screen = id
+	m.status = "screen " + screenName(id)
+	return nil
 }
 
 // reloadQueue starts the queue over for the session's run or slice: the

@@ -10,6 +10,16 @@ import (
 	"github.com/triage-dev/triage/internal/triage"
 )
 
+// traceScreenDef is the trace screen's entry in the registry: opened
+// from a queue row (enter), never from the switcher.
+func traceScreenDef() screenDef {
+	return screenDef{
+		name: "trace",
+		of:   func(m *Model, _ screenID) screen { return &m.trace },
+		body: func(l *layout) (int, int) { return l.traceTop, l.traceBody },
+	}
+}
+
 // traceScreen is one trace as a screen: its header (identity, figures
 // against their caps, the labels), adjudicating the reviewers' panel, the
 // tab bar and the current pane.
