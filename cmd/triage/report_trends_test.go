@@ -158,7 +158,8 @@ func TestTrendsFollowClusters(t *testing.T) {
 	code, out, errOut = c.run("", "trends", "--run", "h", "--run", "g", "--clusters")
 	require.Equal(t, exitOK, code, errOut)
 	require.Contains(t, out, "cluster #")
-	require.Contains(t, out, "h 40 traces, 10 tasks (0 leftovers, 0 unknown outcomes)", "each point says what it left out")
+	require.Contains(t, out, "h 40 traces, 10 tasks · g 40 traces, 10 tasks")
+	require.Contains(t, out, "left out: nothing (no point has leftovers or unknown outcomes)", "the points say what they left out")
 }
 
 // TestReportViewCarriesSections: report --tui shows the sections the

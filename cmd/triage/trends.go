@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -125,47 +126,36 @@ func (a *app) runTrends(ctx context.Context, runs []string, noise string, asJSON
 		}
 		return w.Flush()
 	}
-	writeTrendsText(w, lines, runs, noiseRuns)
+	trust := ""
+	if t, err := db.LatestTrust(ctx, tax.Version); err == nil {
+		trust = t.Status
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	noiseNames := noiseRuns
+	if noiseNames == nil {
+		noiseNames = []string{}
+	}
+	writeTrendsText(w, &card.TrendReport{By: card.TrendByRun, Order: "in the order --run gives them", Points: runs, NoiseRuns: noiseNames,
+		Lines: lines, Clustered: clusters, ClustersLeftOut: card.TrendClustersLeftOut(ordered)}, trust)
 	return w.Flush()
 }
 
-func writeTrendsText(w *bufio.Writer, lines []card.TrendLine, runs, noise []string) {
-	names := make([]string, len(runs))
-	for i, r := range runs {
+// writeTrendsText prints the trends as the report's Trends section does,
+// under what the section leaves to the report above it: each point's
+// size and the taxonomy's trust.
+func writeTrendsText(w *bufio.Writer, tr *card.TrendReport, trust string) {
+	names := make([]string, len(tr.Points))
+	for i, r := range tr.Points {
 		names[i] = triage.Sanitize(r)
 	}
-	fmt.Fprintf(w, "trends · %s · 95%% intervals clustered by task", strings.Join(names, " → "))
-	if noise != nil {
-		fmt.Fprintf(w, " · noise floor from %s vs %s", triage.Sanitize(noise[0]), triage.Sanitize(noise[1]))
-	} else {
-		fmt.Fprint(w, " · no noise floor (--noise X,Y: two runs of one configuration)")
-	}
-	fmt.Fprintln(w)
-	if len(lines) > 0 && len(lines[0].Points) > 0 {
+	fmt.Fprintf(w, "trends · %s · %s\n", strings.Join(names, " → "), card.TrustPhrase(trust))
+	if len(tr.Lines) > 0 {
 		var sizes []string
-		for _, p := range lines[0].Points {
-			sizes = append(sizes, fmt.Sprintf("%s %d traces, %d tasks (%d leftovers, %d unknown outcomes)", triage.Sanitize(p.RunID), p.Traces, p.Tasks, p.Leftovers, p.UnknownOutcome))
+		for _, p := range tr.Lines[0].Points {
+			sizes = append(sizes, fmt.Sprintf("%s %d traces, %d tasks", triage.Sanitize(p.RunID), p.Traces, p.Tasks))
 		}
 		fmt.Fprintf(w, "  %s\n", strings.Join(sizes, " · "))
 	}
-	for _, l := range lines {
-		fig := l.Figure
-		if l.Cluster {
-			fig = "cluster " + fig
-		}
-		fmt.Fprintf(w, "\n%-14s", triage.Sanitize(fig))
-		if l.NoiseFloor != nil {
-			fmt.Fprintf(w, " noise floor %.1f pts", 100**l.NoiseFloor)
-		}
-		fmt.Fprintln(w)
-		for _, p := range l.Points {
-			e := p.Estimate
-			fmt.Fprintf(w, "  %-20s %5.1f%% [%5.1f, %5.1f]", dash(p.RunID), 100*e.Value, 100*e.Lo, 100*e.Hi)
-			if p.Change != nil {
-				mark := map[string]string{"up": "↑ trend", "down": "↓ trend", "noise": "· noise"}[p.Trend]
-				fmt.Fprintf(w, "  %+5.1f pts %s", 100**p.Change, mark)
-			}
-			fmt.Fprintln(w)
-		}
-	}
+	fmt.Fprint(w, card.TrendText(tr, 100))
 }

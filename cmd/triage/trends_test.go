@@ -50,12 +50,14 @@ func TestTrends(t *testing.T) {
 	// Against a noise floor as wide as the change, it is noise.
 	code, out, errOut = c.run("", "trends", "--run", "g", "--run", "h", "--noise", "g,h")
 	require.Equal(t, exitOK, code, errOut)
-	require.Contains(t, out, "noise floor from g vs h")
-	require.NotContains(t, out, "trend\n")
+	require.Contains(t, out, "noise floor: each figure's difference between g and h")
+	require.Contains(t, out, "taxonomy trust: unmeasured (nobody has measured agreement on a blind slice)")
+	require.NotContains(t, out, "↑ trend")
+	require.NotContains(t, out, "↓ trend")
 	// Two identical runs: a floor of zero, and no change.
 	code, out, _ = c.run("", "trends", "--run", "g", "--run", "g2", "--noise", "g,g2")
 	require.Equal(t, exitOK, code)
-	require.Contains(t, out, "noise floor 0.0 pts")
+	require.Regexp(t, `(?m)^  TOOL_LOOP .* 0\.0 pts$`, out, "a noise floor of 0.0 pts")
 	require.NotContains(t, out, "↑")
 
 	for _, tc := range []struct {

@@ -392,13 +392,21 @@ func WriteCompareText(w io.Writer, c *Comparison) error {
 		p("Noise floor: %s", c.NoiseFloor.Text)
 	}
 	if c.Trend != nil {
-		writeTextSection(&b, TrendSection(c.Trend), plainStyles(), 100)
+		b.WriteString(TrendText(c.Trend, 100))
 	}
 	for _, n := range c.Notes {
 		p("Note: %s", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// TrendText is trends as plain text for a terminal of the given width, as
+// compare and triage trends print them.
+func TrendText(tr *TrendReport, width int) string {
+	var b strings.Builder
+	writeTextSection(&b, TrendSection(tr), plainStyles(), width)
+	return b.String()
 }
 
 // CompareTrend follows the figures from run A to run B of a comparison

@@ -147,15 +147,22 @@ func CaveatText(c Caveats) string {
 	if c.ShortOfK > 0 {
 		parts = append(parts, fmt.Sprintf("%s ran fewer than k = %d attempts and cannot clear pass^k", plural(c.ShortOfK, "task"), c.K))
 	}
-	trust := "taxonomy trust: " + clean(trustWord(c.Trust))
-	switch c.Trust {
+	return strings.Join(append(parts, TrustPhrase(c.Trust)), " · ")
+}
+
+// TrustPhrase says the taxonomy's trust verdict (status, "" when nobody
+// measured it) as the report's caveats do: the word, and why a taxonomy
+// that is not trusted is not.
+func TrustPhrase(status string) string {
+	trust := "taxonomy trust: " + clean(trustWord(status))
+	switch status {
 	case TrustTrusted:
 	case "", "unmeasured":
 		trust += " (nobody has measured agreement on a blind slice)"
 	default:
 		trust += " (the agreement measured on a blind slice is not enough to trust it)"
 	}
-	return strings.Join(append(parts, trust), " · ")
+	return trust
 }
 
 // runsTitle names what a report counts, one run or several together, as

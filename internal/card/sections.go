@@ -56,6 +56,7 @@ func TrendSection(tr *TrendReport) Section {
 					p.RunID, p.Leftovers, p.Traces, p.UnknownOutcome, UnknownOutcomeEffect))
 			}
 		}
+		s.Notes = append(s.Notes, trendKNote(tr.Lines[0].Points))
 		if left == nil {
 			s.Notes = append(s.Notes, "left out: nothing (no point has leftovers or unknown outcomes); taxonomy trust as above.")
 		} else {
@@ -82,7 +83,7 @@ func TrendSection(tr *TrendReport) Section {
 			change, call := "", ""
 			if p.Change != nil {
 				change = signedPts(*p.Change, true)
-				call = map[string]string{"up": "↑ trend", "down": "↓ trend", "noise": "noise"}[p.Trend]
+				call = map[string]string{"up": "↑ trend", "down": "↓ trend", "noise": "noise", TrendKDiffers: "k differs"}[p.Trend]
 			}
 			fig := name
 			if i > 0 {
@@ -92,6 +93,28 @@ func TrendSection(tr *TrendReport) Section {
 		}
 	}
 	return s
+}
+
+// trendKNote says each point's k, the tasks short of it, and that pass^k
+// is not followed across points of different k.
+func trendKNote(pts []TrendPoint) string {
+	var ks, short []string
+	same := true
+	for i, p := range pts {
+		ks = append(ks, fmt.Sprintf("%s %d", p.RunID, p.K))
+		if p.ShortOfK > 0 {
+			short = append(short, fmt.Sprintf("%s %d of %d", p.RunID, p.ShortOfK, p.Tasks))
+		}
+		same = same && (i == 0 || p.K == pts[i-1].K)
+	}
+	note := "pass^k's k: " + strings.Join(ks, ", ")
+	if !same {
+		note += "; pass^k is not compared between points of different k, which set different bars"
+	}
+	if short != nil {
+		note += "; tasks that ran fewer attempts and cannot clear pass^k: " + strings.Join(short, ", ")
+	}
+	return note + "."
 }
 
 // signedPts writes a difference of shares in percentage points.

@@ -90,6 +90,17 @@ func (r *TrendRun) Add(row *TraceRow) {
 	}
 }
 
+// shortOfK counts the run's tasks that ran fewer than its k attempts.
+func (r *TrendRun) shortOfK() int {
+	n := 0
+	for _, t := range r.tasks {
+		if t.n < r.k {
+			n++
+		}
+	}
+	return n
+}
+
 // Len is the number of rows added.
 func (r *TrendRun) Len() int { return r.n }
 
@@ -219,6 +230,10 @@ const (
 	TrendPassHatK = "pass^k"
 )
 
+// TrendKDiffers is a pass^k point's call when the point before it ran a
+// different k: solving all of 5 attempts and all of 1 are not one figure.
+const TrendKDiffers = "k differs"
+
 // TrendPoint is one run's value of one figure.
 type TrendPoint struct {
 	RunID  string `json:"run_id"`
@@ -227,14 +242,21 @@ type TrendPoint struct {
 	// Leftovers count the point's traces whose label is provisional (a
 	// rules leftover nobody settled); UnknownOutcome those with no
 	// recorded outcome (UnknownOutcomeEffect).
-	Leftovers      int      `json:"leftovers"`
-	UnknownOutcome int      `json:"unknown_outcome"`
-	Estimate       Estimate `json:"estimate"`
+	Leftovers      int `json:"leftovers"`
+	UnknownOutcome int `json:"unknown_outcome"`
+	// K is the most attempts any of the point's tasks ran, the k of its
+	// pass^k; ShortOfK counts its tasks that ran fewer and so cannot
+	// clear pass^k. A pass^k change between points of different k is
+	// not a trend (Trend "k differs").
+	K        int      `json:"k"`
+	ShortOfK int      `json:"short_of_k"`
+	Estimate Estimate `json:"estimate"`
 	// Change is the difference from the previous run, nil for the first.
 	Change *float64 `json:"change,omitempty"`
 	// Trend says whether the change is more than noise: "up", "down", or
 	// "noise" when it is inside the noise floor or the 95 % interval of
-	// the difference; "" for the first run.
+	// the difference; "k differs" for pass^k between points of different
+	// k, which measure different things; "" for the first run.
 	Trend string `json:"trend,omitempty"`
 }
 
@@ -296,13 +318,16 @@ func Trends(tax *triage.Taxonomy, runs []*TrendRun, noise *[2]*TrendRun) []Trend
 		}
 		for i, r := range runs {
 			e := r.figure(f)
-			p := TrendPoint{RunID: r.RunID, Traces: r.n, Tasks: len(r.tasks), Leftovers: r.leftovers, UnknownOutcome: r.unknown, Estimate: e}
+			p := TrendPoint{RunID: r.RunID, Traces: r.n, Tasks: len(r.tasks), Leftovers: r.leftovers, UnknownOutcome: r.unknown,
+				K: r.k, ShortOfK: r.shortOfK(), Estimate: e}
 			if i > 0 {
 				prev := runs[i-1].figure(f)
 				d := e.Value - prev.Value
 				p.Change = &d
 				band := z95 * math.Hypot(e.SE, prev.SE)
 				switch {
+				case f.name == TrendPassHatK && !f.cluster && runs[i-1].k != r.k:
+					p.Trend = TrendKDiffers
 				case math.Abs(d) <= floor || math.Abs(d) <= band:
 					p.Trend = "noise"
 				case d > 0:

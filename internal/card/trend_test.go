@@ -3,6 +3,7 @@ package card
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -103,4 +104,43 @@ func TestTrendsCallAChangeATrendOnlyAboveTheNoise(t *testing.T) {
 	require.Equal(t, TrendPassAt1, lines[0].Figure)
 	require.Equal(t, TrendPassHatK, lines[1].Figure)
 	require.Equal(t, tax.Codes()[0], lines[2].Figure)
+}
+
+// A run of one attempt per task clears pass^k whenever it solves: its
+// pass^k next to a run of five attempts is another figure, so the change
+// is not called a trend, and the section says why.
+func TestTrendsDoNotComparePassHatKAcrossDifferentK(t *testing.T) {
+	t.Parallel()
+	tax := seedTaxonomy()
+	five := trendRun("five", 30, 5, func(t, s int) string {
+		if s == 4 && t%2 == 0 {
+			return triage.ToolLoop
+		}
+		return triage.PassContract
+	})
+	one := trendRun("one", 30, 1, func(t, s int) string { return triage.PassContract })
+	lines := Trends(tax, []*TrendRun{five, one}, nil)
+	hat := line(lines, TrendPassHatK)
+	require.InDelta(t, 0.5, hat.Points[0].Estimate.Value, 1e-12)
+	require.InDelta(t, 1, hat.Points[1].Estimate.Value, 1e-12)
+	require.Equal(t, TrendKDiffers, hat.Points[1].Trend, "0.5 at k = 5 and 1.0 at k = 1 are not a rise")
+	require.Equal(t, []int{5, 1}, []int{hat.Points[0].K, hat.Points[1].K})
+	require.Equal(t, "up", line(lines, TrendPassAt1).Points[1].Trend, "pass@1 is comparable whatever k")
+
+	// A run where some tasks ran fewer attempts says how many.
+	short := trendRun("short", 4, 3, func(t, s int) string { return triage.PassContract })
+	short.Add(&TraceRow{RunID: "short", TaskID: "T09", Seed: 0, Primary: triage.PassContract})
+	lines = Trends(tax, []*TrendRun{five, short}, nil)
+	require.Equal(t, 1, line(lines, TrendPassAt1).Points[1].ShortOfK)
+	require.Equal(t, TrendKDiffers, line(lines, TrendPassHatK).Points[1].Trend)
+
+	sec := TrendSection(&TrendReport{By: TrendByRun, Order: "as given", Points: []string{"five", "short"}, Lines: lines})
+	note := strings.Join(sec.Notes, "\n")
+	require.Contains(t, note, "pass^k's k: five 5, short 3; pass^k is not compared between points of different k")
+	require.Contains(t, note, "cannot clear pass^k: short 1 of 5")
+	var calls []string
+	for _, r := range sec.Rows {
+		calls = append(calls, r[5])
+	}
+	require.Contains(t, calls, "k differs")
 }
