@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/triage-dev/triage/internal/card"
+	"github.com/triage-dev/triage/internal/ingest"
 	"github.com/triage-dev/triage/internal/shareddata"
 	"github.com/triage-dev/triage/internal/triage"
 	"github.com/triage-dev/triage/internal/ui"
@@ -217,6 +218,10 @@ func TestHarnessDirectoryImport(t *testing.T) {
 	code, _, errOut = c.run("", "import", c.file("notes.txt", "hello, world\n"))
 	require.Equal(t, exitError, code)
 	require.Contains(t, errOut, "not a trace file of any known format (tried ")
+	// The bad input: the formats tried and why each refused.
+	for _, f := range ingest.Formats() {
+		require.Contains(t, errOut, "\n  "+f.Name+": wants ", "%s says what it wants", f.Name)
+	}
 }
 
 func TestDisagreementsFollowAdjudicationAndUndo(t *testing.T) {

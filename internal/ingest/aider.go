@@ -30,7 +30,8 @@ import (
 // built from the edits aider applied; the blocks carry no line numbers, so
 // its hunks give true line counts from line 1. The file is read line by
 // line; only the session being read is held. Raw is nil.
-var AiderFormat = Format{Name: nameAider, Detect: detectAider, Decode: decodeAider}
+var AiderFormat = Format{Name: nameAider, Detect: detectAider, Decode: decodeAider,
+	Wants: "Markdown that opens with \"" + aiderHeader + "\" (an aider " + aiderHistorySuffix + ")"}
 
 const nameAider = "aider"
 
