@@ -512,7 +512,11 @@ func (a *app) printImportSummary(sum importSummary) {
 	// Rejected counts every line; Rejects lists at most maxListed, and
 	// no line that repeated one before it.
 	if more := sum.Rejected - shown; more > 0 {
-		sayf(w, "… and %d more rejected lines (see 'triage rejects')\n", more)
+		lines := "lines"
+		if more == 1 {
+			lines = "line"
+		}
+		sayf(w, "… and %d more rejected %s (see 'triage rejects')\n", more, lines)
 	}
 	for _, e := range sum.Errors {
 		sayln(w, "triage:", triage.Sanitize(e))
@@ -521,7 +525,11 @@ func (a *app) printImportSummary(sum importSummary) {
 		sayln(w, "triage: warning:", triage.Sanitize(wn))
 	}
 	if n := len(sum.SkippedFiles); n > 0 {
-		sayf(w, "skipped %d files that are not traces:\n", n)
+		if n == 1 {
+			sayln(w, "skipped 1 file that is not a trace:")
+		} else {
+			sayf(w, "skipped %d files that are not traces:\n", n)
+		}
 		for i, sk := range sum.SkippedFiles {
 			if i == show {
 				sayf(w, "  … and %d more (import --json lists them all)\n", n-show)

@@ -204,3 +204,28 @@ func TestImportSummaryCountsEveryRejectedLine(t *testing.T) {
 	require.Equal(t, 6, strings.Count(errOut, f+":"), "the five distinct lines and the first repeated one are listed")
 	require.Contains(t, errOut, "… and 29 more rejected lines (see 'triage rejects')")
 }
+
+// A results file that contradicts itself (an id both resolved and not) is
+// a warning naming the file and the id; the trace still imports, with an
+// unknown outcome, and the file is listed as skipped, in the singular.
+func TestSelfContradictingResultsFileIsAWarning(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	const id = "django__django-11119"
+	src := shareddata.Dir(t, "real-logs", "mini-swe-agent", "live-gpt5mini", id, id+".traj.json")
+	data, err := os.ReadFile(src)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, id), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, id, id+".traj.json"), data, 0o644))
+	results := filepath.Join(dir, "results.json")
+	require.NoError(t, os.WriteFile(results, []byte(`{"resolved_ids":["`+id+`"],"unresolved_ids":["`+id+`"]}`), 0o644))
+	code, out, errOut := c.run("", "import", dir)
+	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, "1 imported, 0 duplicates, 0 rejected\n", out)
+	require.Contains(t, errOut, "warning: "+results+": "+id+" is listed both as resolved and as not resolved; no verdict taken for it")
+	require.Contains(t, errOut, "skipped 1 file that is not a trace:\n  "+results+": results file")
+	code, out, _ = c.run("", "traces", "--json")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, `"outcome":""`, "no verdict taken from the file")
+}
