@@ -187,7 +187,11 @@ func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) e
 		break
 	}
 	if verbose {
-		sayf(a.stdout, "%d traces labelled by the rules (taxonomy %s, rules v%s) in %s\n", n, rules.ShortVersion(tax.Version), rules.RulesVersion, time.Since(start).Round(time.Millisecond))
+		noun := "traces"
+		if n == 1 {
+			noun = "trace"
+		}
+		sayf(a.stdout, "%d %s labelled by the rules (taxonomy %s, rules v%s) in %s\n", n, noun, rules.ShortVersion(tax.Version), rules.RulesVersion, time.Since(start).Round(time.Millisecond))
 		for _, rr := range l.runs {
 			if rr.loaded && rr.pack == nil {
 				sayln(a.stderr, "note: no task pack for some runs (card init --pack): ASSUME_API, MISSING_ASK and SCOPE_SLIP could not be evaluated there")

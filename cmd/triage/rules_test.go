@@ -35,14 +35,14 @@ func TestRulesRunLoadsOnlyThePacksItNeeds(t *testing.T) {
 	imp("b", "T02")
 	code, out, errOut = c.run("", "rules", "run")
 	require.Equal(t, exitOK, code, errOut)
-	require.Contains(t, out, "1 traces labelled by the rules")
+	require.Contains(t, out, "1 trace labelled by the rules")
 	require.NotContains(t, errOut, "no task pack", "run a was not labelled, so its pack is not missed")
 
 	imp("a", "T02")
 	imp("b", "T03")
 	code, out, errOut = c.run("", "rules", "run", "--run", "b")
 	require.Equal(t, exitOK, code, errOut)
-	require.Contains(t, out, "1 traces labelled by the rules")
+	require.Contains(t, out, "1 trace labelled by the rules")
 
 	code, _, errOut = c.run("", "rules", "run")
 	require.Equal(t, exitError, code)

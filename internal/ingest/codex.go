@@ -18,18 +18,31 @@ import (
 // joined to their outputs by call_id, tokens from the last token_count
 // event's running total. Codex records no cost (CostUSD nil). A line that
 // does not parse is rejected and the rest still make the trace. Raw is nil.
-var CodexFormat = Format{Name: nameCodex, Wants: "JSONL lines of {timestamp, type, payload} starting with session_meta (a Codex rollout)", Detect: detectCodex, Decode: decodeCodex}
+//
+// Rollouts written before that envelope existed (Codex CLI until about
+// August 2025) are read too: line 1 a bare header {id, timestamp,
+// instructions, git, cwd?…}, then {"record_type": "state"} markers and
+// bare response items ({type: "message" | "function_call" | …}) with no
+// payload wrapper and mostly no timestamp; their wall-clock is unknown
+// unless the items carry stamps.
+var CodexFormat = Format{Name: nameCodex, Wants: "JSONL lines of {timestamp, type, payload} starting with session_meta, or an older rollout's {id, timestamp, instructions} header and bare items (a Codex rollout)", Detect: detectCodex, Decode: decodeCodex}
 
 var codexLineTypes = map[string]bool{
 	"session_meta": true, "response_item": true, "event_msg": true, "turn_context": true, "compacted": true,
 }
 
 func detectCodex(_ string, head []byte) bool {
-	lines := firstLines(head, 1)
+	lines := firstLines(head, 2)
 	if len(lines) == 0 {
 		return false
 	}
 	ks := keySet(headObjectKeys(lines[0]))
+	if codexLegacyHeader(ks) {
+		_, instr := ks["instructions"]
+		_, orig := ks["originator"]
+		_, cli := ks["cli_version"]
+		return instr || orig || cli || (len(lines) > 1 && bytes.HasPrefix(lines[1], []byte(`{"record_type"`)))
+	}
 	var typ string
 	if k, ok := ks["type"]; !ok || json.Unmarshal(k.Value, &typ) != nil || !codexLineTypes[typ] {
 		return false
@@ -37,6 +50,27 @@ func detectCodex(_ string, head []byte) bool {
 	p, ok := ks["payload"]
 	_, ts := ks["timestamp"]
 	return ok && ts && p.Kind == '{'
+}
+
+// codexLegacyHeader says whether a first line's keys are those of a
+// rollout header from before the envelope: an id and a timestamp, and
+// neither a type nor a payload.
+func codexLegacyHeader(ks map[string]headKey) bool {
+	_, id := ks["id"]
+	_, ts := ks["timestamp"]
+	_, typ := ks["type"]
+	_, payload := ks["payload"]
+	return id && ts && !typ && !payload
+}
+
+// codexLegacyLine is a line of a rollout from before the envelope: the
+// header's fields, a state marker's record_type, an item's own stamp.
+type codexLegacyLine struct {
+	ID         string  `json:"id"`
+	Timestamp  string  `json:"timestamp"`
+	Cwd        string  `json:"cwd"`
+	Type       string  `json:"type"`
+	RecordType *string `json:"record_type"`
 }
 
 type codexLine struct {
@@ -100,9 +134,38 @@ func decodeCodex(ctx context.Context, src Source, emit func(Record) error) error
 	lines := 0
 	d := getJdoc()
 	defer putJdoc(d)
+	legacy, itemStamps := false, false
 	err := eachLineWhole(ctx, src, func(n int, line []byte, last bool, lineErr error) error {
 		if lineErr != nil {
 			return emit(lineReject(src, n, line, "%v", lineErr))
+		}
+		if lines == 0 {
+			legacy = codexLegacyHeader(keySet(headObjectKeys(line)))
+		}
+		if legacy {
+			var h codexLegacyLine
+			var p codexPayload
+			if err := json.Unmarshal(line, &h); err != nil {
+				return emit(lineReject(src, n, line, "%s", lineJSONReason(line, err, last)))
+			}
+			switch {
+			case lines == 0:
+				lines++
+				b.add(&codexLine{Timestamp: h.Timestamp, Type: "session_meta"}, &codexPayload{ID: h.ID, Cwd: h.Cwd})
+				return nil
+			case h.RecordType != nil:
+				lines++
+				return nil // A state marker: the CLI's bookkeeping.
+			case h.Type == "":
+				return emit(lineReject(src, n, line, "an item of an older Codex rollout has no type"))
+			}
+			if err := json.Unmarshal(line, &p); err != nil {
+				return emit(lineReject(src, n, line, "%s", triage.DescribeJSONError(nil, err)))
+			}
+			lines++
+			itemStamps = itemStamps || h.Timestamp != ""
+			b.add(&codexLine{Timestamp: h.Timestamp, Type: "response_item"}, &p)
+			return nil
 		}
 		var l codexLine
 		var p codexPayload
@@ -130,6 +193,9 @@ func decodeCodex(ctx context.Context, src Source, emit func(Record) error) error
 		return nil
 	}
 	t := b.finish()
+	if legacy && !itemStamps {
+		t.WallS = nil // Only the header has a stamp: no span to measure.
+	}
 	t.TaskID = nameOr(b.sessID, harnessStem(fileName(src)))
 	if t.TaskID == "" {
 		return emit(fileReject(src, "no session id in the rollout and no file name to take it from"))

@@ -133,6 +133,9 @@ func TestFastHarnessTakesRealLogs(t *testing.T) {
 			var m miniFast
 			require.True(t, parseWhole(context.Background(), d, data) && m.fastWalk(d, newMiniBuilder(Source{})), p)
 		case nameCodex:
+			if codexLegacyHeader(keySet(headObjectKeys(data))) {
+				break // Older rollouts are read by encoding/json alone.
+			}
 			for line := range bytes.Lines(data) {
 				line = bytes.TrimSuffix(line, []byte("\n"))
 				var l codexLine
