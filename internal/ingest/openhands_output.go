@@ -240,11 +240,16 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 			t.Diff = ptr(strings.TrimLeft(p, "\n"))
 		}
 	}
-	if o.Report != nil && o.Report.Resolved != nil {
+	switch {
+	case o.Report != nil && o.Report.Resolved != nil:
 		t.ExitCode = ptr(1)
 		if *o.Report.Resolved {
 			t.ExitCode = ptr(0)
 		}
+	case o.InstanceID != "":
+		// A benchmark instance with no verdict of its own: the scored copy
+		// beside output.jsonl, or the SWE-bench reports of its run.
+		addSWEReport(src, t)
 	}
 	if o.Error != nil && *o.Error != "" {
 		t.Outcome, t.Timeout = ohErrorOutcome(*o.Error)

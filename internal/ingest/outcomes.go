@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -76,8 +77,10 @@ const maxAncestors = 3
 
 // instanceReportPaths are where per-instance reports live, relative to a
 // directory at or above the trajectory's; each may be a glob.
+// eval_outputs/ is OpenHands' SWE-bench evaluation (eval_infer.py).
 var instanceReportPaths = []string{
 	"logs/%s/report.json",
+	"eval_outputs/%s/report.json",
 	"run_evaluation/%s/report.json",
 	"logs/run_evaluation/*/*/%s/report.json",
 	"eval_results/*/%s/report.json",
@@ -113,6 +116,11 @@ func (o *Outcomes) find(path, iid, given string) (*sweReport, string) {
 					if rep := o.instanceFile(p, iid, true); rep != nil {
 						return rep, ""
 					}
+				}
+			}
+			if up == 0 {
+				if rep := o.openHandsScored(a, iid); rep != nil {
+					return rep, ""
 				}
 			}
 			if rep := o.evalLog(a, iid); rep != nil {
@@ -397,6 +405,84 @@ func isJSONBool(raw json.RawMessage) bool {
 // evalLog reads the old SWE-bench harness log for iid under dir/logs
 // (<iid>.<run>.eval.log), whose last verdict line says whether the tests
 // passed.
+// OpenHandsScoredName is the scored copy of output.jsonl that OpenHands'
+// SWE-bench evaluation (eval_infer.py) writes beside it: the same lines,
+// each with test_result.report.resolved.
+const OpenHandsScoredName = "output.swebench_eval.jsonl"
+
+// openHandsScored is the verdict on iid in the scored copy of
+// output.jsonl in dir, read once per import: only instance_id and
+// test_result.report are taken from each line. A line that does not parse
+// is a warning (the others still count); an instance said both resolved
+// and not gets no verdict.
+func (o *Outcomes) openHandsScored(dir, iid string) *sweReport {
+	p := filepath.Join(dir, OpenHandsScoredName)
+	f, ok := o.files[p]
+	if !ok {
+		f = o.loadOpenHandsScored(p)
+		o.files[p] = f
+	}
+	if f == nil {
+		return nil
+	}
+	return f.reports[iid]
+}
+
+func (o *Outcomes) loadOpenHandsScored(p string) *resultsFile {
+	fh, err := os.Open(p)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			o.warn(p, "%v", pathErr(err))
+		}
+		return nil
+	}
+	defer fh.Close()
+	f := &resultsFile{reports: map[string]*sweReport{}}
+	seen := map[string]bool{}
+	// problems are said in one warning, the file's (warn says each file
+	// once).
+	var problems []string
+	defer func() {
+		if n := len(problems); n > 5 {
+			problems = append(problems[:5], fmt.Sprintf("and %d more", n-5))
+		}
+		if problems != nil {
+			o.warn(p, "%s", strings.Join(problems, "; "))
+		}
+	}()
+	r := bufio.NewReaderSize(fh, 1<<16)
+	for n := 1; ; n++ {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var l struct {
+				InstanceID string `json:"instance_id"`
+				TestResult *struct {
+					Report *ohReport `json:"report"`
+				} `json:"test_result"`
+			}
+			switch jerr := json.Unmarshal(line, &l); {
+			case jerr != nil:
+				problems = append(problems, fmt.Sprintf("line %d: %s (the other lines still count)", n, triage.DescribeJSONError(line, jerr)))
+			case l.InstanceID != "" && l.TestResult != nil && l.TestResult.Report != nil && l.TestResult.Report.Resolved != nil:
+				res := *l.TestResult.Report.Resolved
+				if prev, dup := f.reports[l.InstanceID]; dup && prev != nil && prev.Resolved != res {
+					problems = append(problems, l.InstanceID+" is listed both as resolved and as not resolved; no verdict taken for it")
+					f.reports[l.InstanceID] = nil
+				} else if !seen[l.InstanceID] {
+					f.reports[l.InstanceID] = &sweReport{Resolved: res, FromSummary: OpenHandsScoredName, Source: p}
+				}
+				seen[l.InstanceID] = true
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				problems = append(problems, pathErr(err).Error())
+			}
+			return f
+		}
+	}
+}
+
 func (o *Outcomes) evalLog(dir, iid string) *sweReport {
 	for _, p := range o.glob(filepath.Join(dir, "logs", globEscape(iid)+".*eval.log")) {
 		if f, ok := o.files[p]; ok {

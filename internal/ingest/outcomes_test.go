@@ -189,3 +189,53 @@ func TestOutcomesGlobIsFilepathGlob(t *testing.T) {
 	}
 	require.Contains(t, o.dirs, filepath.Join(root, "logs", "run_evaluation", "r1"), "folders are listed once and kept")
 }
+
+// OpenHands' SWE-bench evaluation writes output.swebench_eval.jsonl beside
+// output.jsonl (the same runs, scored) and eval_outputs/<iid>/report.json:
+// output.jsonl's runs take their verdicts from both, a walk does not
+// import the scored copy as traces that would conflict with them, and a
+// scored copy that contradicts itself gives no verdict.
+func TestOpenHandsEvaluationOutcomes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := func(iid, extra string) string {
+		return `{"instance_id":"` + iid + `","history":[],"metadata":{"agent_class":"CodeActAgent"}` + extra + "}\n"
+	}
+	scored := func(iid string, resolved bool) string {
+		return line(iid, fmt.Sprintf(`,"test_result":{"git_patch":"","report":{"empty_generation":false,"resolved":%t}}`, resolved))
+	}
+	out := filepath.Join(dir, "output.jsonl")
+	require.NoError(t, os.WriteFile(out, []byte(line("a__a-1", "")+line("b__b-2", "")+line("c__c-3", "")+line("d__d-4", "")), 0o644))
+	copyPath := filepath.Join(dir, OpenHandsScoredName)
+	require.NoError(t, os.WriteFile(copyPath, []byte(scored("a__a-1", true)+scored("b__b-2", false)+
+		scored("c__c-3", true)+"{not json\n"+scored("c__c-3", false)), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "eval_outputs", "d__d-4"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "eval_outputs", "d__d-4", "report.json"), []byte(`{"d__d-4": `+flatResolved+`}`), 0o644))
+
+	o := NewOutcomes()
+	recs := decodeWith(t, OpenHandsFormat, out, Options{Outcomes: o})
+	require.Len(t, recs, 4)
+	exit := map[string]*int{}
+	for _, r := range recs {
+		require.NotNil(t, r.Trace)
+		exit[r.Trace.TaskID] = r.Trace.ExitCode
+	}
+	require.Equal(t, 0, *exit["a__a-1"])
+	require.Equal(t, 1, *exit["b__b-2"])
+	require.Nil(t, exit["c__c-3"], "resolved and not: no verdict")
+	require.Equal(t, 0, *exit["d__d-4"], "eval_outputs/<iid>/report.json")
+	require.Contains(t, *recs[0].Trace.TestOutput, "from "+OpenHandsScoredName)
+	warnings := strings.Join(o.Warnings(), "\n")
+	require.Contains(t, warnings, copyPath+": line 4: ")
+	require.Contains(t, warnings, "c__c-3 is listed both as resolved and as not resolved")
+
+	w, err := ExpandWalk([]string{dir})
+	require.NoError(t, err)
+	require.Equal(t, []string{out}, w.Files, "the scored copy is not a second set of traces")
+	require.Contains(t, fmt.Sprint(w.Skipped), "OpenHands' scored copy of output.jsonl")
+	// Alone, the scored copy is the runs' log, verdicts and all.
+	require.NoError(t, os.Remove(out))
+	w, err = ExpandWalk([]string{dir})
+	require.NoError(t, err)
+	require.Contains(t, w.Files, copyPath)
+}

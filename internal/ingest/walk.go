@@ -77,6 +77,10 @@ func ExpandWalk(paths []string) (Walk, error) {
 				w.Skipped = append(w.Skipped, Skip{path, why})
 				return nil
 			}
+			if why := scoredCopy(path); why != "" {
+				w.Skipped = append(w.Skipped, Skip{path, why})
+				return nil
+			}
 			found = append(found, path)
 			return nil
 		})
@@ -118,6 +122,21 @@ func notRegular(path string, d fs.DirEntry) string {
 		return "not a regular file: a device"
 	}
 	return "not a regular file"
+}
+
+// scoredCopy says why an OpenHands scored copy of output.jsonl is not
+// imported when output.jsonl is beside it: its lines are the same runs,
+// which would conflict with output.jsonl's; their verdicts are read for
+// those runs instead (Outcomes.openHandsScored). Alone, it is a trace
+// file like output.jsonl.
+func scoredCopy(path string) string {
+	if !strings.EqualFold(filepath.Base(path), OpenHandsScoredName) {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), "output.jsonl")); err != nil {
+		return ""
+	}
+	return "results file: OpenHands' scored copy of output.jsonl, read for the outcomes of its runs"
 }
 
 // skipReason says why a walked file is not a trace to detect ("" when it
