@@ -35,8 +35,10 @@ type Outcomes struct {
 	files    map[string]*resultsFile
 	warnings []string
 	warned   map[string]bool
-	// dirs are the directories the finder has listed (glob).
-	dirs map[string][]string
+	// dirs are the directories the finder has listed (glob); reports
+	// their SWE-bench run reports of other names (runReports).
+	dirs    map[string][]string
+	reports map[string][]string
 }
 
 // NewOutcomes returns an empty finder.
@@ -89,7 +91,8 @@ var instanceReportPaths = []string{
 
 // runResultNames are run-level results files, read for the instances they
 // list (resolved ids, old experiments lists, result summaries).
-var runResultNames = []string{"results.json", "report.json", "results_summary.json", "run_evaluation/report.json"}
+// results/results.json is the SWE-bench experiments repository's layout.
+var runResultNames = []string{"results.json", "report.json", "results_summary.json", "run_evaluation/report.json", "results/results.json"}
 
 // find returns the verdict on instance iid for the trajectory at path, and
 // the harness exit status a batch file recorded for it ("" when none).
@@ -134,6 +137,11 @@ func (o *Outcomes) find(path, iid, given string) (*sweReport, string) {
 				if up == 0 && name == "report.json" {
 					continue // read above as the instance's own
 				}
+				if rep := o.instanceFile(p, iid, false); rep != nil {
+					return rep, status
+				}
+			}
+			for _, p := range o.runReports(a) {
 				if rep := o.instanceFile(p, iid, false); rep != nil {
 					return rep, status
 				}
@@ -232,10 +240,21 @@ func (o *Outcomes) load(p string) *resultsFile {
 		o.warn(p, "%v; its verdicts were not used", err)
 		return nil
 	}
+	var both []string
 	for iid, rep := range f.reports {
 		if rep == nil {
-			o.warn(p, "%s is listed both as resolved and as not resolved; no verdict taken for it", iid)
+			both = append(both, iid)
 		}
+	}
+	if both != nil {
+		// One warning for the file (warn says each file once), naming
+		// every such instance, in order.
+		sort.Strings(both)
+		verb := "is"
+		if len(both) > 1 {
+			verb = "are each"
+		}
+		o.warn(p, "%s %s listed both as resolved and as not resolved; no verdict taken for %s", strings.Join(both, ", "), verb, map[bool]string{true: "them", false: "it"}[len(both) > 1])
 	}
 	if rep := f.flat; rep != nil {
 		rep.Source = p
@@ -405,6 +424,47 @@ func isJSONBool(raw json.RawMessage) bool {
 // evalLog reads the old SWE-bench harness log for iid under dir/logs
 // (<iid>.<run>.eval.log), whose last verdict line says whether the tests
 // passed.
+// runReports are the SWE-bench harness's run reports in dir that go by
+// another name than runResultNames: run_evaluation writes
+// <model>.<run_id>.json where it is run. They are known by their first
+// keys (RunReport), read once per directory.
+func (o *Outcomes) runReports(dir string) []string {
+	if o.reports == nil {
+		o.reports = map[string][]string{}
+	}
+	if r, ok := o.reports[dir]; ok {
+		return r
+	}
+	var out []string
+	for _, name := range o.listDir(dir) {
+		if p := filepath.Join(dir, name); !slices.Contains(runResultNames, name) && RunReport(p) {
+			out = append(out, p)
+		}
+	}
+	o.reports[dir] = out
+	return out
+}
+
+// RunReport says whether the file at p is a SWE-bench harness run report
+// (make_run_report's JSON: total_instances, submitted_instances, … and
+// the id lists): by name a .json that is not a trajectory, by content
+// its first keys. A directory walk skips such files as results.
+func RunReport(p string) bool {
+	l := strings.ToLower(filepath.Base(p))
+	if !strings.HasSuffix(l, ".json") || strings.HasSuffix(l, ".traj.json") || strings.HasSuffix(l, ".trajectory.json") {
+		return false
+	}
+	fh, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(fh, head)
+	head = head[:n]
+	return bytes.Contains(head, []byte(`"total_instances"`)) && bytes.Contains(head, []byte(`"submitted_instances"`))
+}
+
 // OpenHandsScoredName is the scored copy of output.jsonl that OpenHands'
 // SWE-bench evaluation (eval_infer.py) writes beside it: the same lines,
 // each with test_result.report.resolved.

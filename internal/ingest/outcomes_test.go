@@ -63,6 +63,16 @@ func TestOutcomeLayouts(t *testing.T) {
 		{"<iid>.report.json beside the trajectory",
 			map[string]string{"run/a__b-1.report.json": flatResolved},
 			"run/a__b-1.traj.json", "a__b-1", ptr(true), "run/a__b-1.report.json"},
+		{"the SWE-bench harness's run report, <model>.<run_id>.json, known by its first keys",
+			map[string]string{"run/OpenHands.eval-1.json": "{\n    \"total_instances\": 2,\n    \"submitted_instances\": 2,\n    \"completed_instances\": 2,\n" +
+				"    \"resolved_ids\": [\"a__b-1\"],\n    \"unresolved_ids\": [\"a__b-2\"],\n    \"schema_version\": 2\n}\n"},
+			"run/trajs/a__b-2.traj", "a__b-2", ptr(false), "run/OpenHands.eval-1.json"},
+		{"SWE-bench experiments: results/results.json",
+			map[string]string{"run/results/results.json": `{"resolved": ["a__b-1"], "no_generation": [], "no_logs": []}`},
+			"run/trajs/a__b-1.traj", "a__b-1", ptr(true), "run/results/results.json"},
+		{"a JSON file that is not a run report is not read as one",
+			map[string]string{"run/notes.json": `{"resolved_ids": ["a__b-1"]}`},
+			"run/trajs/a__b-1.traj", "a__b-1", nil, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -233,6 +243,11 @@ func TestOpenHandsEvaluationOutcomes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{out}, w.Files, "the scored copy is not a second set of traces")
 	require.Contains(t, fmt.Sprint(w.Skipped), "OpenHands' scored copy of output.jsonl")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "OpenHands.eval.json"), []byte("{\n  \"total_instances\": 4,\n  \"submitted_instances\": 4,\n  \"resolved_ids\": []\n}\n"), 0o644))
+	w, err = ExpandWalk([]string{dir})
+	require.NoError(t, err)
+	require.Equal(t, []string{out}, w.Files, "a run report is not a trace")
+	require.Contains(t, fmt.Sprint(w.Skipped), "a SWE-bench run report")
 	// Alone, the scored copy is the runs' log, verdicts and all.
 	require.NoError(t, os.Remove(out))
 	w, err = ExpandWalk([]string{dir})
