@@ -427,7 +427,8 @@ func isJSONBool(raw json.RawMessage) bool {
 // runReports are the SWE-bench harness's run reports in dir that go by
 // another name than runResultNames: run_evaluation writes
 // <model>.<run_id>.json where it is run. They are known by their first
-// keys (RunReport), read once per directory.
+// keys (RunReport), and sb-cli's reports in sb-cli-reports/, listed once
+// per directory.
 func (o *Outcomes) runReports(dir string) []string {
 	if o.reports == nil {
 		o.reports = map[string][]string{}
@@ -439,6 +440,15 @@ func (o *Outcomes) runReports(dir string) []string {
 	for _, name := range o.listDir(dir) {
 		if p := filepath.Join(dir, name); !slices.Contains(runResultNames, name) && RunReport(p) {
 			out = append(out, p)
+		}
+	}
+	// sb-cli writes its reports (<subset>__<split>__<run_id>.json) to
+	// sb-cli-reports/, as SWE-agent's and mini-swe-agent's evaluation
+	// hooks run it, under the run's folder.
+	sb := filepath.Join(dir, "sb-cli-reports")
+	for _, name := range o.listDir(sb) {
+		if strings.HasSuffix(strings.ToLower(name), ".json") {
+			out = append(out, filepath.Join(sb, name))
 		}
 	}
 	o.reports[dir] = out

@@ -67,6 +67,9 @@ func TestOutcomeLayouts(t *testing.T) {
 			map[string]string{"run/OpenHands.eval-1.json": "{\n    \"total_instances\": 2,\n    \"submitted_instances\": 2,\n    \"completed_instances\": 2,\n" +
 				"    \"resolved_ids\": [\"a__b-1\"],\n    \"unresolved_ids\": [\"a__b-2\"],\n    \"schema_version\": 2\n}\n"},
 			"run/trajs/a__b-2.traj", "a__b-2", ptr(false), "run/OpenHands.eval-1.json"},
+		{"sb-cli's report under the run's sb-cli-reports/",
+			map[string]string{"run/sb-cli-reports/swe-bench_verified__test__r1.json": `{"resolved_ids": ["a__b-1"], "unresolved_ids": ["a__b-2"]}`},
+			"run/a__b-1/a__b-1.traj.json", "a__b-1", ptr(true), "run/sb-cli-reports/swe-bench_verified__test__r1.json"},
 		{"SWE-bench experiments: results/results.json",
 			map[string]string{"run/results/results.json": `{"resolved": ["a__b-1"], "no_generation": [], "no_logs": []}`},
 			"run/trajs/a__b-1.traj", "a__b-1", ptr(true), "run/results/results.json"},
@@ -248,6 +251,12 @@ func TestOpenHandsEvaluationOutcomes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{out}, w.Files, "a run report is not a trace")
 	require.Contains(t, fmt.Sprint(w.Skipped), "a SWE-bench run report")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sb-cli-reports"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "sb-cli-reports", "swe-bench_lite__test__r.json"), []byte(`{"resolved_ids": []}`), 0o644))
+	w, err = ExpandWalk([]string{dir})
+	require.NoError(t, err)
+	require.Equal(t, []string{out}, w.Files)
+	require.Contains(t, fmt.Sprint(w.Skipped), "an sb-cli report")
 	// Alone, the scored copy is the runs' log, verdicts and all.
 	require.NoError(t, os.Remove(out))
 	w, err = ExpandWalk([]string{dir})
