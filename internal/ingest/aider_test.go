@@ -88,7 +88,7 @@ func TestExpandFindsAiderHistory(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	got, err := Expand([]string{root})
+	got, err := expandFiles([]string{root})
 	require.NoError(t, err)
 	require.Equal(t, []string{filepath.Join(root, "a", ".aider.chat.history.md"), filepath.Join(root, "b", "chat-history.md")}, got)
 }

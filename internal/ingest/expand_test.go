@@ -24,11 +24,18 @@ func TestExpandDirectory(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, nil, 0o644))
 	}
-	got, err := Expand([]string{"-", filepath.Join(root, "missing.jsonl"), root})
+	got, err := expandFiles([]string{"-", filepath.Join(root, "missing.jsonl"), root})
 	require.NoError(t, err)
 	var want []string
 	for _, name := range []string{"a/log.eval", "a/log.eval.gz", "a/rows.jsonl.gz", "a/t.json", "a/t.json.gz", "a/x.traj", "a/x.traj.gz", "b/run.jsonl"} {
 		want = append(want, filepath.Join(root, name))
 	}
 	require.Equal(t, append([]string{"-", filepath.Join(root, "missing.jsonl")}, want...), got)
+}
+
+// expandFiles is the files ExpandWalk finds: a directory becomes every
+// trace file under it (recursively, sorted), other paths stay.
+func expandFiles(paths []string) ([]string, error) {
+	w, err := ExpandWalk(paths)
+	return w.Files, err
 }

@@ -149,6 +149,10 @@ func FuzzCodexDecode(f *testing.F) {
 		`{"timestamp":"t","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"q"}}}` + "\n" +
 		`{"timestamp":"t","type":"response_item","payload":{"type":"custom_tool_call","call_id":"p","name":"apply_patch","input":"*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@ x\n-a\n+b\n*** Add File: c\n+c\n*** Delete File: d\n*** End Patch"}}` + "\n" +
 		`{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"p","output":"Wall time: 1 seconds\nProcess exited with code 3\nOutput:\n"}}` + "\n"))
+	// A rollout from before the envelope.
+	if b, err := os.ReadFile(filepath.Join("testdata", "codex-legacy", "rollout-2025-08-12T09-14-03-0198c7e1-5a2b-7c3d-9e4f-1a2b3c4d5e6f.jsonl")); err == nil {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzDecode(t, CodexFormat, data) })
 }
 

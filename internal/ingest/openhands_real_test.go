@@ -88,7 +88,7 @@ func TestOpenHandsRealSessionEvents(t *testing.T) {
 	t.Parallel()
 	root := realLog(t, "openhands")
 	dir := filepath.Join(root, "session-63b4315947a049e2b7a51249b3d4fcc3", "events")
-	files, err := Expand([]string{root})
+	files, err := expandFiles([]string{root})
 	require.NoError(t, err)
 	require.Contains(t, files, dir)
 	for _, f := range files {
@@ -128,7 +128,7 @@ func TestOpenHandsEventDirBadEvent(t *testing.T) {
 	write("2.json", "{\"id\": 2, \"timestamp\": \"2025-07-09T13:38:02\",\n \"source\": \"agent\", \"action\": \"run\", \"args\": {\"command\": \"ls\"")
 	write("10.json", `{"id": 10, "timestamp": "2025-07-09T13:38:03", "source": "agent", "action": "run", "args": {"command": "pwd"}}`)
 	write("11.json", `{"id": 11, "timestamp": "2025-07-09T13:38:04", "source": "agent", "cause": 10, "observation": "run", "content": "/w", "extras": {"metadata": {"exit_code": 0}}}`)
-	files, err := Expand([]string{filepath.Dir(filepath.Dir(dir))})
+	files, err := expandFiles([]string{filepath.Dir(filepath.Dir(dir))})
 	require.NoError(t, err)
 	require.Equal(t, []string{dir}, files)
 	recs := decodeReal(t, dir)
@@ -144,7 +144,7 @@ func TestOpenHandsEventDirBadEvent(t *testing.T) {
 	require.Equal(t, 0, *tr.ToolCalls[0].ExitCode)
 
 	write("notes.txt", "x")
-	files, err = Expand([]string{dir})
+	files, err = expandFiles([]string{dir})
 	require.NoError(t, err)
 	require.NotContains(t, files, dir, "a folder with other files is walked, not claimed")
 }

@@ -83,7 +83,7 @@ func exitCodes(tr *triage.Trace) (n, nonZero int) {
 // measurement. It also checks that no input is rejected whole.
 func TestRealLogsTable(t *testing.T) {
 	root := realLog(t)
-	files, err := Expand([]string{root})
+	files, err := expandFiles([]string{root})
 	require.NoError(t, err)
 	for _, p := range files {
 		in, err := Open(p, nil, nil)
@@ -133,7 +133,7 @@ type triageTrace = triage.Trace
 // BenchmarkRealLogs decodes every input under ../shared/real-logs, the
 // aider history's 4.1 MB most of it, and reports the throughput.
 func BenchmarkRealLogs(b *testing.B) {
-	files, err := Expand([]string{realLog(b)})
+	files, err := expandFiles([]string{realLog(b)})
 	require.NoError(b, err)
 	var size int64
 	for _, p := range files {

@@ -204,14 +204,6 @@ func pathErr(err error) error {
 	return err
 }
 
-// Expand turns the command line's paths into files: a directory becomes
-// every trace file under it (recursively, sorted), other paths stay. What
-// the walk left out is in ExpandWalk's Skipped.
-func Expand(paths []string) ([]string, error) {
-	w, err := ExpandWalk(paths)
-	return w.Files, err
-}
-
 // Decode detects (or takes) the format of in and streams its records.
 func Decode(ctx context.Context, in *Input, format string, opts Options, emit func(Record) error) error {
 	var f Format
