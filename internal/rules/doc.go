@@ -44,8 +44,11 @@
 //   - a guarded task that never reached an answer: incomplete;
 //   - the scorer is green (exit code 0): success;
 //   - the exit code is known and not 0: failed;
-//   - no answer: incomplete;
-//   - otherwise (an answer, but the scorer never said): unknown ("").
+//   - otherwise (the scorer never said, and neither did the harness):
+//     unknown (""), with or without an answer. A log that ends with no
+//     answer may have been cut, killed or closed; nobody recorded which,
+//     and pass@1 leaves an unknown outcome out rather than count it as
+//     not solved.
 //
 // "Blocked" is never derived: only the harness can say it. "Reached an
 // answer" means a non-blank answer field or a non-blank last assistant

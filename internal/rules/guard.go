@@ -156,8 +156,6 @@ func (r *run) outcome(leaked bool) triage.Outcome {
 		return triage.OutcomeSuccess
 	case tr.ExitCode != nil:
 		return triage.OutcomeFailed
-	case !reachedAnswer(tr):
-		return triage.OutcomeIncomplete
 	}
 	return triage.OutcomeUnknown
 }

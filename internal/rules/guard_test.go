@@ -84,7 +84,7 @@ func TestOutcomeMapping(t *testing.T) {
 		{"green", nil, func(*triage.Trace) {}, triage.OutcomeSuccess},
 		{"red", nil, func(tr *triage.Trace) { tr.ExitCode = ptr(1) }, triage.OutcomeFailed},
 		{"timeout", nil, func(tr *triage.Trace) { tr.Timeout = ptr(true) }, triage.OutcomeIncomplete},
-		{"unknown exit, no answer", nil, func(tr *triage.Trace) { tr.ExitCode = nil }, triage.OutcomeIncomplete},
+		{"unknown exit, no answer", nil, func(tr *triage.Trace) { tr.ExitCode = nil }, triage.OutcomeUnknown},
 		{"unknown exit, answer", nil, func(tr *triage.Trace) { tr.ExitCode = nil; tr.Answer = ptr("done") }, triage.OutcomeUnknown},
 		{"given blocked kept", nil, func(tr *triage.Trace) { tr.Outcome = triage.OutcomeBlocked }, triage.OutcomeBlocked},
 		{"given failed kept on green", nil, func(tr *triage.Trace) { tr.Outcome = triage.OutcomeFailed }, triage.OutcomeFailed},
