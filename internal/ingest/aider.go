@@ -108,7 +108,21 @@ func decodeAider(ctx context.Context, src Source, emit func(Record) error) error
 	if err != nil {
 		return err
 	}
-	return d.endSession()
+	if err := d.endSession(); err != nil {
+		return err
+	}
+	// The benchmark's results are the outcome of the exercise's last
+	// session: an earlier one in the same history was an attempt it
+	// started again.
+	if d.held != nil {
+		if r := readAiderResults(src, src.Path); r != nil {
+			applyAiderResults(d.held.Trace, r, src)
+		}
+		rec := *d.held
+		d.held = nil
+		return emit(rec)
+	}
+	return nil
 }
 
 // aiderDecoder is the state of the line-by-line read.
@@ -122,6 +136,9 @@ type aiderDecoder struct {
 	s *aiderSession
 	// cont is true while a quoted multi-line message runs on.
 	cont bool
+	// held is the last session ended, emitted when the next one ends or
+	// the file does (the last one may take the benchmark's results).
+	held *Record
 }
 
 // aiderSession builds one trace.
@@ -229,7 +246,12 @@ func (d *aiderDecoder) endSession() error {
 	if s.diff.Len() > 0 {
 		t.Diff = ptr(s.diff.String())
 	}
-	return d.emit(Record{Line: s.line, Trace: t})
+	prev := d.held
+	d.held = &Record{Line: s.line, Trace: t}
+	if prev != nil {
+		return d.emit(*prev)
+	}
+	return nil
 }
 
 // flushUser turns the pending "#### " lines into a message or a command.

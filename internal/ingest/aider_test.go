@@ -1,11 +1,15 @@
 package ingest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // Each "# aider chat started at" session is one trace: the user's
@@ -91,4 +95,85 @@ func TestExpandFindsAiderHistory(t *testing.T) {
 	got, err := expandFiles([]string{root})
 	require.NoError(t, err)
 	require.Equal(t, []string{filepath.Join(root, "a", ".aider.chat.history.md"), filepath.Join(root, "b", "chat-history.md")}, got)
+}
+
+// aider's benchmark: each exercise's history takes its outcome, cost,
+// tokens and duration from .aider.results.json beside it, is named
+// <language>/<exercise> in the benchmark run's folder, and the harness's
+// test runs (bare fenced blocks it appends) are the scorer's output, not
+// the model's messages. The fixtures follow benchmark/benchmark.py.
+func TestAiderBenchmarkResults(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("testdata", "aider-benchmark", "2025-01-10-12-00-00--demo-run", "python", "exercises", "practice")
+	o := NewOutcomes()
+	bowling := onlyTrace(t, decodeWith(t, AiderFormat, filepath.Join(root, "bowling", aiderHistorySuffix), Options{Outcomes: o}))
+	require.Equal(t, "python/bowling", bowling.TaskID)
+	require.Equal(t, "2025-01-10-12-00-00--demo-run", bowling.RunID)
+	require.Equal(t, 0, *bowling.ExitCode, "the last try passed")
+	require.Equal(t, "openai/gpt-4o", bowling.Model)
+	require.InDelta(t, 0.0201, *bowling.CostUSD, 1e-12)
+	require.Equal(t, triage.Tokens{Input: 6700, Output: 390}, *bowling.Tokens)
+	require.InDelta(t, 21.4, *bowling.WallS, 1e-12)
+	require.Contains(t, *bowling.TestOutput, "passed on try 2 of 2")
+	require.True(t, bowling.Scorer.HarnessTests)
+	for _, m := range bowling.Messages {
+		require.False(t, strings.HasPrefix(m.Content, "```\n"), "a harness test run is not a message: %q", m.Content)
+	}
+
+	zipper := onlyTrace(t, decodeWith(t, AiderFormat, filepath.Join(root, "zipper", aiderHistorySuffix), Options{Outcomes: o}))
+	require.Equal(t, 1, *zipper.ExitCode)
+	require.Contains(t, *zipper.TestOutput, "failed on each of 2 tries")
+	require.Contains(t, *zipper.TestOutput, "'Zipper' object has no attribute 'set_value'", "the last run's output")
+	require.Equal(t, []string{"zipper_test.py::ZipperTest::test_set_value"}, zipper.Scorer.FailToPass.Failed)
+	require.Empty(t, o.Warnings())
+}
+
+// An exercise's earlier session (a run the harness started again) keeps
+// an unknown outcome; results that do not parse are a warning; a harness
+// crash is a failed run with its exception as the stop reason.
+func TestAiderBenchmarkResultsEdges(t *testing.T) {
+	t.Parallel()
+	base := filepath.Join(t.TempDir(), "run1", "go", "exercises", "practice")
+	write := func(ex, name, body string) string {
+		p := filepath.Join(base, ex, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	two := "# aider chat started at 2025-01-10 12:00:00\n\n#### go\n\n# aider chat started at 2025-01-10 12:05:00\n\n#### go again\n\nok\n\n> Applied edit to a.go  \n```\n--- FAIL: TestA (0.00s)\nFAIL\n```\n"
+	h := write("alpha", aiderHistorySuffix, two)
+	write("alpha", AiderResultsName, `{"testcase": "alpha", "tests_outcomes": [false]}`)
+	o := NewOutcomes()
+	recs := decodeWith(t, AiderFormat, h, Options{Outcomes: o})
+	require.Len(t, recs, 2)
+	require.Nil(t, recs[0].Trace.ExitCode, "the interrupted first session")
+	require.Equal(t, "go/alpha", recs[1].Trace.TaskID)
+	require.Equal(t, 1, *recs[1].Trace.ExitCode)
+	require.Equal(t, []string{"TestA"}, recs[1].Trace.Scorer.FailToPass.Failed)
+
+	h = write("beta", aiderHistorySuffix, "# aider chat started at 2025-01-10 13:00:00\n\n#### go\n")
+	bad := write("beta", AiderResultsName, `{"tests_outcomes": [tru`)
+	tr := onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o}))
+	require.Nil(t, tr.ExitCode)
+	require.Contains(t, strings.Join(o.Warnings(), "\n"), bad+": ")
+
+	h = write("gamma", aiderHistorySuffix, "# aider chat started at 2025-01-10 14:00:00\n\n#### go\n")
+	write("gamma", AiderResultsName, `{"exception": "Traceback (most recent call last):\n  File \"x\"\nValueError: No config file found"}`)
+	tr = onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o}))
+	require.Equal(t, triage.OutcomeFailed, tr.Outcome)
+	require.Equal(t, "the benchmark harness raised: ValueError: No config file found", tr.StopReason)
+	require.Nil(t, tr.ExitCode, "nothing was scored")
+
+	w, err := ExpandWalk([]string{base})
+	require.NoError(t, err)
+	require.Len(t, w.Files, 3, "the histories, not the results")
+	require.Contains(t, fmt.Sprint(w.Skipped), "aider's benchmark results")
+}
+
+func TestFailingTestsOfEachRunner(t *testing.T) {
+	t.Parallel()
+	out := "FAILED t.py::T::test_a - assert 1 == 2\nERROR t.py::T::test_b - KeyError\n--- FAIL: TestC (0.00s)\n" +
+		"test tests::d ... FAILED\nBowlingTest > testE() FAILED\n  ✕ f is scored (3 ms)\nFAILED t.py::T::test_a\nok\n"
+	require.Equal(t, []string{"t.py::T::test_a", "t.py::T::test_b", "TestC", "tests::d", "BowlingTest > testE()", "f is scored"}, failingTests(out))
+	require.Empty(t, failingTests("2 passed\n"))
 }

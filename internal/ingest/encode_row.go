@@ -84,6 +84,9 @@ func appendRow(dst []byte, t *triage.Trace) (_ []byte, ok bool) {
 		if s.NoPatch {
 			b = append(b, `,"no_patch":true`...)
 		}
+		if s.HarnessTests {
+			b = append(b, `,"harness_tests":true`...)
+		}
 		b = appendTestResults(append(b, `,"fail_to_pass":`...), s.FailToPass)
 		b = appendTestResults(append(b, `,"pass_to_pass":`...), s.PassToPass)
 		// The first field written carries no comma.

@@ -23,7 +23,7 @@ func TestAppendRowFields(t *testing.T) {
 		reflect.TypeFor[triage.ToolCall]():     "Name:name Args:args,omitempty Output:output,omitempty Error:error,omitempty WallS:wall_s,omitempty TS:ts,omitempty ExitCode:exit_code,omitempty",
 		reflect.TypeFor[triage.Message]():      "Role:role Content:content",
 		reflect.TypeFor[triage.Tokens]():       "Input:input Output:output",
-		reflect.TypeFor[triage.ScorerReport](): "Source:source,omitempty PatchApplied:patch_applied,omitempty NoPatch:no_patch,omitempty FailToPass:fail_to_pass PassToPass:pass_to_pass",
+		reflect.TypeFor[triage.ScorerReport](): "Source:source,omitempty PatchApplied:patch_applied,omitempty NoPatch:no_patch,omitempty HarnessTests:harness_tests,omitempty FailToPass:fail_to_pass PassToPass:pass_to_pass",
 		reflect.TypeFor[triage.TestResults]():  "Passed:passed,omitempty Failed:failed,omitempty",
 	}
 	for typ, fields := range want {
@@ -84,7 +84,7 @@ func FuzzAppendRow(f *testing.F) {
 			tr.ToolCalls = []triage.ToolCall{{Name: a, Args: []byte(args), Output: b, WallS: &fl, ExitCode: ptr(int(n))}, {Name: b}}
 			tr.Messages = []triage.Message{{Role: a, Content: args}}
 			tr.Tokens = &triage.Tokens{Input: n, Output: -n}
-			tr.Scorer = &triage.ScorerReport{Source: b, NoPatch: flag, FailToPass: triage.TestResults{Failed: []string{a, b}}}
+			tr.Scorer = &triage.ScorerReport{Source: b, NoPatch: flag, HarnessTests: !flag, FailToPass: triage.TestResults{Failed: []string{a, b}}}
 			tr.Asked = &flag
 		} else {
 			tr.ToolCalls = []triage.ToolCall{{Name: a, Args: []byte(args), Error: b, TS: a}}

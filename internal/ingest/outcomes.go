@@ -54,6 +54,18 @@ func (o *Outcomes) Warnings() []string {
 	return slices.Clone(o.warnings)
 }
 
+// warnOnce is warn for the decoders that read a results file of their
+// own (aider's benchmark results): nil-safe, and taking the lock find
+// holds.
+func (o *Outcomes) warnOnce(path, format string, a ...any) {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.warn(path, format, a...)
+}
+
 func (o *Outcomes) warn(path, format string, a ...any) {
 	if o.warned[path] {
 		return

@@ -162,6 +162,8 @@ func skipReason(name string) string {
 		// A trial folder's own files (Harbor, BenchFlow) outside a
 		// folder the walk claimed as a trial: a job's summary.
 		return "results file: read for the outcomes of the logs beside it"
+	case l == strings.ToLower(AiderResultsName):
+		return "results file: aider's benchmark results, read for the outcome of the chat history beside it"
 	case l == "manifest.json":
 		return "provenance manifest, not a trace"
 	case l == "preds.json", strings.HasSuffix(l, "all_preds.jsonl"), l == "predictions.jsonl", l == "predictions.json":

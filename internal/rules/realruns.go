@@ -90,8 +90,14 @@ func (r *run) explainRed() {
 		}
 		explain(triage.Evidence{Message: msg("a regression: ", n, " existing test", plural(n), " (PASS_TO_PASS)", verb) + joinClipped(sc.PassToPass.Failed, 3) + src, ToolCall: -1, Ident: clip(sc.PassToPass.Failed[0])})
 	}
-	r.explainRuns()
-	if sc != nil && len(sc.FailToPass.Failed) > 0 {
+	if sc == nil || !sc.HarnessTests {
+		r.explainRuns()
+	}
+	switch {
+	case sc != nil && sc.HarnessTests && len(sc.FailToPass.Failed) > 0:
+		// The harness's last run names what failed, not how many passed.
+		explain(triage.Evidence{Message: "the tests still failed after the last try: " + joinClipped(sc.FailToPass.Failed, 3) + src, ToolCall: -1, Ident: clip(sc.FailToPass.Failed[0])})
+	case sc != nil && len(sc.FailToPass.Failed) > 0:
 		n, all := len(sc.FailToPass.Failed), len(sc.FailToPass.Failed)+len(sc.FailToPass.Passed)
 		explain(triage.Evidence{Message: msg("the fix fell short: ", n, " of ", all, " FAIL_TO_PASS tests still fail: ") + joinClipped(sc.FailToPass.Failed, 3) + src, ToolCall: -1, Ident: clip(sc.FailToPass.Failed[0])})
 	}

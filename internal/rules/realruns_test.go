@@ -94,6 +94,23 @@ func TestExplainedReds(t *testing.T) {
 		require.Contains(t, ev, "a regression: 1 existing test (PASS_TO_PASS) now fails: tests/test_x.py::test_old (report.json)")
 		require.Contains(t, ev, "the fix fell short: 1 of 2 FAIL_TO_PASS tests still fail: b")
 	})
+	t.Run("when the harness ran the tests after each try, the agent's own runs explain nothing", func(t *testing.T) {
+		t.Parallel()
+		// aider's benchmark: edits only, the harness's tests after each.
+		tr := harnessRun(false, srcDiff, triage.ToolCall{Name: "edit", Args: json.RawMessage(`{"path":"django/utils/html.py"}`), Output: "Applied edit to django/utils/html.py"})
+		tr.Scorer = &triage.ScorerReport{Source: ".aider.results.json", HarnessTests: true, FailToPass: triage.TestResults{Failed: []string{"t.py::T::test_a"}}}
+		v := Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.ScorerRed, v.Primary)
+		require.Equal(t, triage.DecisionCertain, v.Decision, v.Reason)
+		ev := evidenceText(v)
+		require.Contains(t, ev, "the tests still failed after the last try: t.py::T::test_a (.aider.results.json)")
+		require.NotContains(t, ev, "nothing was run after the last edit")
+		// With no failing test named, nothing explains it: people.
+		tr.Scorer.FailToPass.Failed = nil
+		v = Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.DecisionLeftover, v.Decision)
+		require.NotContains(t, evidenceText(v), "nothing was run after the last edit")
+	})
 	t.Run("a red nothing explains goes to people", func(t *testing.T) {
 		t.Parallel()
 		tr := harnessRun(false, srcDiff, sh("python -m pytest tests", "3 passed in 0.1s", 0))

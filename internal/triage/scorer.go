@@ -13,6 +13,11 @@ type ScorerReport struct {
 	PatchApplied *bool `json:"patch_applied,omitempty"`
 	// NoPatch is true when the harness recorded that nothing was submitted.
 	NoPatch bool `json:"no_patch,omitempty"`
+	// HarnessTests is true when the harness itself ran the scorer's tests
+	// after each of the agent's tries and fed the failures back (aider's
+	// benchmark): the agent had no runs of its own to make, so what it
+	// ran after its last edit says nothing about why it failed.
+	HarnessTests bool `json:"harness_tests,omitempty"`
 	// FailToPass are the tests the fix had to make pass; PassToPass the
 	// existing tests it had to keep passing (SWE-bench's names).
 	FailToPass TestResults `json:"fail_to_pass"`
