@@ -24,15 +24,32 @@ const AiderResultsName = ".aider.results.json"
 
 // aiderResults is the part of .aider.results.json triage reads.
 type aiderResults struct {
-	Testcase         string   `json:"testcase"`
-	Model            string   `json:"model"`
-	TestsOutcomes    []bool   `json:"tests_outcomes"`
-	Cost             *float64 `json:"cost"`
-	Duration         *float64 `json:"duration"`
-	TestTimeouts     int      `json:"test_timeouts"`
-	PromptTokens     *int64   `json:"prompt_tokens"`
-	CompletionTokens *int64   `json:"completion_tokens"`
-	Exception        *string  `json:"exception"`
+	Testcase         string     `json:"testcase"`
+	Model            string     `json:"model"`
+	TestsOutcomes    []aiderTry `json:"tests_outcomes"`
+	Cost             *float64   `json:"cost"`
+	Duration         *float64   `json:"duration"`
+	TestTimeouts     int        `json:"test_timeouts"`
+	PromptTokens     *int64     `json:"prompt_tokens"`
+	CompletionTokens *int64     `json:"completion_tokens"`
+	Exception        *string    `json:"exception"`
+}
+
+// aiderTry is one try's outcome: true or false as the benchmark writes
+// it, or 1 and 0 as some forks of it do.
+type aiderTry bool
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (a *aiderTry) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true", "1":
+		*a = true
+	case "false", "0":
+		*a = false
+	default:
+		return fmt.Errorf("tests_outcomes: want true or false for each try, got %.40s", b)
+	}
+	return nil
 }
 
 // readAiderResults reads the results beside the history at path: nil
@@ -103,7 +120,7 @@ func applyAiderResults(t *triage.Trace, r *aiderResults, src Source) {
 	if n == 0 {
 		return // --no-unit-tests: nothing scored it
 	}
-	passed := r.TestsOutcomes[n-1]
+	passed := bool(r.TestsOutcomes[n-1])
 	t.ExitCode = ptr(1)
 	var out strings.Builder
 	if passed {

@@ -157,6 +157,13 @@ func TestAiderBenchmarkResultsEdges(t *testing.T) {
 	require.Nil(t, tr.ExitCode)
 	require.Contains(t, strings.Join(o.Warnings(), "\n"), bad+": ")
 
+	h = write("delta", aiderHistorySuffix, "# aider chat started at 2025-01-10 13:30:00\n\n#### go\n")
+	write("delta", AiderResultsName, `{"tests_outcomes": [0, 1]}`)
+	require.Equal(t, 0, *onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o})).ExitCode, "1 and 0 as a fork writes them")
+	odd := write("delta", AiderResultsName, `{"tests_outcomes": ["maybe"]}`)
+	require.Nil(t, onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o})).ExitCode)
+	require.Contains(t, strings.Join(o.Warnings(), "\n"), odd+": ")
+
 	h = write("gamma", aiderHistorySuffix, "# aider chat started at 2025-01-10 14:00:00\n\n#### go\n")
 	write("gamma", AiderResultsName, `{"exception": "Traceback (most recent call last):\n  File \"x\"\nValueError: No config file found"}`)
 	tr = onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o}))
@@ -166,7 +173,7 @@ func TestAiderBenchmarkResultsEdges(t *testing.T) {
 
 	w, err := ExpandWalk([]string{base})
 	require.NoError(t, err)
-	require.Len(t, w.Files, 3, "the histories, not the results")
+	require.Len(t, w.Files, 4, "the histories, not the results")
 	require.Contains(t, fmt.Sprint(w.Skipped), "aider's benchmark results")
 }
 
