@@ -139,6 +139,8 @@ type aiderDecoder struct {
 	// held is the last session ended, emitted when the next one ends or
 	// the file does (the last one may take the benchmark's results).
 	held *Record
+	// sessions counts the sessions started.
+	sessions int
 }
 
 // aiderSession builds one trace.
@@ -222,6 +224,16 @@ func (d *aiderDecoder) startSession(n int, started string) {
 	}
 	t.TaskID = id
 	t.RunID = runFromDirCached(d.src, id, &d.dir)
+	if lang, exercise, run, ok := aiderBenchmarkPlace(d.src.Path); ok {
+		// An exercise of aider's benchmark, with or without its results:
+		// each session of its history is an attempt at it, in file order
+		// (a restarted run appends a session; the last one is scored).
+		t.TaskID, t.Seed = lang+"/"+exercise, d.sessions
+		if d.src.Opts.RunID == "" {
+			t.RunID = run
+		}
+	}
+	d.sessions++
 	d.s = &aiderSession{t: t, line: n, out: -1}
 	d.cont = false
 }

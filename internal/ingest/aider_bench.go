@@ -82,15 +82,15 @@ func readAiderResults(src Source, path string) *aiderResults {
 // the benchmark's layout, the run and task (<language>/<exercise>, as
 // exercise names repeat across languages).
 func applyAiderResults(t *triage.Trace, r *aiderResults, src Source) {
-	lang, exercise, run, ok := aiderBenchmarkPlace(src.Path)
-	switch {
-	case ok:
-		t.TaskID = lang + "/" + exercise
-		if src.Opts.RunID == "" {
-			t.RunID = run
-		}
-	case r.Testcase != "":
+	if _, _, _, ok := aiderBenchmarkPlace(src.Path); !ok && r.Testcase != "" {
+		// The older flat layout, <run>/<exercise>/: the results name the
+		// exercise, and its folder's parent is the run.
 		t.TaskID = r.Testcase
+		if dir, err := filepath.Abs(filepath.Dir(src.Path)); err == nil && filepath.Base(dir) == r.Testcase && src.Opts.RunID == "" {
+			if run := filepath.Base(filepath.Dir(dir)); run != "" && run != "." && run != string(filepath.Separator) {
+				t.RunID = run
+			}
+		}
 	}
 	if r.Model != "" {
 		t.Model = r.Model
@@ -111,6 +111,7 @@ func applyAiderResults(t *triage.Trace, r *aiderResults, src Source) {
 	if r.Duration != nil {
 		t.WallS = r.Duration
 	}
+	last, ran := takeHarnessRuns(t)
 	if r.Exception != nil {
 		t.Outcome = triage.OutcomeFailed
 		t.StopReason = "the benchmark harness raised: " + lastLine(*r.Exception)
@@ -134,7 +135,7 @@ func applyAiderResults(t *triage.Trace, r *aiderResults, src Source) {
 		fmt.Fprintf(&out, "%d test runs timed out\n", r.TestTimeouts)
 	}
 	sc := &triage.ScorerReport{Source: AiderResultsName, HarnessTests: true}
-	if last, ok := takeHarnessRuns(t); ok {
+	if ran {
 		out.WriteString("the last test run:\n")
 		out.WriteString(last)
 		out.WriteString("\n")

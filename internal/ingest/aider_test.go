@@ -147,7 +147,9 @@ func TestAiderBenchmarkResultsEdges(t *testing.T) {
 	recs := decodeWith(t, AiderFormat, h, Options{Outcomes: o})
 	require.Len(t, recs, 2)
 	require.Nil(t, recs[0].Trace.ExitCode, "the interrupted first session")
-	require.Equal(t, "go/alpha", recs[1].Trace.TaskID)
+	require.Equal(t, []string{"go/alpha", "go/alpha"}, []string{recs[0].Trace.TaskID, recs[1].Trace.TaskID}, "both attempts at the exercise")
+	require.Equal(t, []int{0, 1}, []int{recs[0].Trace.Seed, recs[1].Trace.Seed}, "in file order, the scored one last")
+	require.Equal(t, "run1", recs[0].Trace.RunID)
 	require.Equal(t, 1, *recs[1].Trace.ExitCode)
 	require.Equal(t, []string{"TestA"}, recs[1].Trace.Scorer.FailToPass.Failed)
 
@@ -156,6 +158,8 @@ func TestAiderBenchmarkResultsEdges(t *testing.T) {
 	tr := onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o}))
 	require.Nil(t, tr.ExitCode)
 	require.Contains(t, strings.Join(o.Warnings(), "\n"), bad+": ")
+	require.Equal(t, "go/beta", tr.TaskID, "named by its place without results too")
+	require.Equal(t, "run1", tr.RunID)
 
 	h = write("delta", aiderHistorySuffix, "# aider chat started at 2025-01-10 13:30:00\n\n#### go\n")
 	write("delta", AiderResultsName, `{"tests_outcomes": [0, 1]}`)
@@ -164,12 +168,25 @@ func TestAiderBenchmarkResultsEdges(t *testing.T) {
 	require.Nil(t, onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o})).ExitCode)
 	require.Contains(t, strings.Join(o.Warnings(), "\n"), odd+": ")
 
-	h = write("gamma", aiderHistorySuffix, "# aider chat started at 2025-01-10 14:00:00\n\n#### go\n")
+	h = write("gamma", aiderHistorySuffix, "# aider chat started at 2025-01-10 14:00:00\n\n#### go\n\nok\n\n> Applied edit to a.go  \n```\nFAIL\n```\n")
 	write("gamma", AiderResultsName, `{"exception": "Traceback (most recent call last):\n  File \"x\"\nValueError: No config file found"}`)
 	tr = onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o}))
 	require.Equal(t, triage.OutcomeFailed, tr.Outcome)
 	require.Equal(t, "the benchmark harness raised: ValueError: No config file found", tr.StopReason)
 	require.Nil(t, tr.ExitCode, "nothing was scored")
+	for _, m := range tr.Messages {
+		require.NotEqual(t, "```\nFAIL\n```", m.Content, "a harness run is not the model's words")
+	}
+
+	// The older flat layout, <run>/<exercise>/.
+	flat := filepath.Join(t.TempDir(), "2024-06-01--old-run", "anagram")
+	require.NoError(t, os.MkdirAll(flat, 0o755))
+	h = filepath.Join(flat, aiderHistorySuffix)
+	require.NoError(t, os.WriteFile(h, []byte("# aider chat started at 2024-06-01 10:00:00\n\n#### go\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(flat, AiderResultsName), []byte(`{"testcase": "anagram", "tests_outcomes": [true]}`), 0o644))
+	tr = onlyTrace(t, decodeWith(t, AiderFormat, h, Options{Outcomes: o}))
+	require.Equal(t, []string{"2024-06-01--old-run", "anagram"}, []string{tr.RunID, tr.TaskID})
+	require.Equal(t, 0, *tr.ExitCode)
 
 	w, err := ExpandWalk([]string{base})
 	require.NoError(t, err)

@@ -153,10 +153,8 @@ func (o *Outcomes) find(path, iid, given string) (*sweReport, string) {
 					return rep, status
 				}
 			}
-			for _, p := range o.runReports(a) {
-				if rep := o.instanceFile(p, iid, false); rep != nil {
-					return rep, status
-				}
+			if rep := o.agreedRunReport(a, iid); rep != nil {
+				return rep, status
 			}
 			if status == "" {
 				status = o.exitStatus(a, iid)
@@ -195,6 +193,9 @@ func (o *Outcomes) given(given, iid string) *sweReport {
 			}
 		}
 		return nil
+	}
+	if strings.EqualFold(filepath.Base(given), OpenHandsScoredName) {
+		return o.openHandsScored(filepath.Dir(given), iid)
 	}
 	f := o.load(given)
 	if f == nil {
@@ -433,9 +434,28 @@ func isJSONBool(raw json.RawMessage) bool {
 	return t == "true" || t == "false"
 }
 
-// evalLog reads the old SWE-bench harness log for iid under dir/logs
-// (<iid>.<run>.eval.log), whose last verdict line says whether the tests
-// passed.
+// agreedRunReport is the verdict on iid of the run reports in dir
+// (runReports): several runs' reports often sit in one folder (one per
+// model or run id), so one that names iid is taken only if every other
+// one that names it agrees; when they disagree, no verdict is taken and a
+// warning names them.
+func (o *Outcomes) agreedRunReport(dir, iid string) *sweReport {
+	var got *sweReport
+	var from string
+	for _, p := range o.runReports(dir) {
+		rep := o.instanceFile(p, iid, false)
+		switch {
+		case rep == nil:
+		case got == nil:
+			got, from = rep, p
+		case rep.Resolved != got.Resolved:
+			o.warn(from+" and "+filepath.Base(p), "run reports in one folder disagree on whether %s was resolved (the first instance they disagree on; there may be more): no verdict taken from them where they disagree; name the run's own with --results", iid)
+			return nil
+		}
+	}
+	return got
+}
+
 // runReports are the SWE-bench harness's run reports in dir that go by
 // another name than runResultNames: run_evaluation writes
 // <model>.<run_id>.json where it is run. They are known by their first
@@ -476,6 +496,10 @@ func RunReport(p string) bool {
 	if !strings.HasSuffix(l, ".json") || strings.HasSuffix(l, ".traj.json") || strings.HasSuffix(l, ".trajectory.json") {
 		return false
 	}
+	// A FIFO or device would block the read forever: regular files only.
+	if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+		return false
+	}
 	fh, err := os.Open(p)
 	if err != nil {
 		return false
@@ -511,6 +535,11 @@ func (o *Outcomes) openHandsScored(dir, iid string) *sweReport {
 }
 
 func (o *Outcomes) loadOpenHandsScored(p string) *resultsFile {
+	st, err := os.Stat(p)
+	if err == nil && !st.Mode().IsRegular() {
+		o.warn(p, "not a regular file: its verdicts were not read")
+		return nil
+	}
 	fh, err := os.Open(p)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
@@ -565,6 +594,9 @@ func (o *Outcomes) loadOpenHandsScored(p string) *resultsFile {
 	}
 }
 
+// evalLog reads the old SWE-bench harness log for iid under dir/logs
+// (<iid>.<run>.eval.log), whose last verdict line says whether the tests
+// passed.
 func (o *Outcomes) evalLog(dir, iid string) *sweReport {
 	for _, p := range o.glob(filepath.Join(dir, "logs", globEscape(iid)+".*eval.log")) {
 		if f, ok := o.files[p]; ok {

@@ -257,9 +257,40 @@ func TestOpenHandsEvaluationOutcomes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{out}, w.Files)
 	require.Contains(t, fmt.Sprint(w.Skipped), "an sb-cli report")
+	// Both named on the command line (a shell glob): the copy is still
+	// read for outcomes only.
+	w, err = ExpandWalk([]string{copyPath, out})
+	require.NoError(t, err)
+	require.Equal(t, []string{out}, w.Files)
+	// --results may name the scored copy too.
+	oc := NewOutcomes()
+	rep, _ := oc.find("", "a__a-1", copyPath)
+	require.NotNil(t, rep)
+	require.True(t, rep.Resolved)
 	// Alone, the scored copy is the runs' log, verdicts and all.
 	require.NoError(t, os.Remove(out))
 	w, err = ExpandWalk([]string{dir})
 	require.NoError(t, err)
 	require.Contains(t, w.Files, copyPath)
+}
+
+// Run reports of several runs in one folder that disagree on an instance
+// give it no verdict: the first file in name order used to win.
+func TestRunReportsThatDisagree(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	report := func(resolved, unresolved string) string {
+		return "{\n  \"total_instances\": 2,\n  \"submitted_instances\": 2,\n  \"resolved_ids\": [" + resolved + "],\n  \"unresolved_ids\": [" + unresolved + "]\n}\n"
+	}
+	writeFiles(t, root, map[string]string{
+		"run/amodel.r1.json": report(`"a__b-1", "a__b-2"`, ""),
+		"run/zmodel.r1.json": report(`"a__b-2"`, `"a__b-1"`),
+	})
+	o := NewOutcomes()
+	rep, _ := o.find(filepath.Join(root, "run", "trajs", "a__b-1.traj"), "a__b-1", "")
+	require.Nil(t, rep, "one run says resolved, the other not")
+	require.Contains(t, strings.Join(o.Warnings(), "\n"), "disagree on whether a__b-1 was resolved")
+	rep, _ = o.find(filepath.Join(root, "run", "trajs", "a__b-2.traj"), "a__b-2", "")
+	require.NotNil(t, rep, "both say resolved")
+	require.True(t, rep.Resolved)
 }

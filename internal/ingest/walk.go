@@ -101,6 +101,7 @@ func ExpandWalk(paths []string) (Walk, error) {
 		}
 		w.Files = append(w.Files, found...)
 	}
+	w.dropScoredCopies()
 	sort.SliceStable(w.Skipped, func(i, j int) bool { return w.Skipped[i].Path < w.Skipped[j].Path })
 	return w, nil
 }
@@ -130,6 +131,25 @@ func notRegular(path string, d fs.DirEntry) string {
 		return "not a regular file: a device"
 	}
 	return "not a regular file"
+}
+
+// dropScoredCopies skips an OpenHands scored copy named on the command
+// line together with the output.jsonl beside it (a shell glob of *.jsonl
+// names both): imported, its lines would conflict with output.jsonl's.
+func (w *Walk) dropScoredCopies() {
+	named := map[string]bool{}
+	for _, f := range w.Files {
+		named[filepath.Clean(f)] = true
+	}
+	kept := w.Files[:0]
+	for _, f := range w.Files {
+		if strings.EqualFold(filepath.Base(f), OpenHandsScoredName) && named[filepath.Join(filepath.Dir(filepath.Clean(f)), "output.jsonl")] {
+			w.Skipped = append(w.Skipped, Skip{f, "results file: OpenHands' scored copy of the output.jsonl also named, read for the outcomes of its runs"})
+			continue
+		}
+		kept = append(kept, f)
+	}
+	w.Files = kept
 }
 
 // scoredCopy says why an OpenHands scored copy of output.jsonl is not
