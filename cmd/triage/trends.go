@@ -26,7 +26,9 @@ func newTrendsCmd(a *app) *cobra.Command {
 		Long: `Follow pass@1, pass^k and the share of each class across runs, in the order the --run flags
 give them (oldest first): each run's value with its 95% interval clustered by task (seeds of one
 task rise and fall together, so they are not independent draws), and each change from the run
-before marked up, down, or noise.
+before marked up, down, or noise; a pass^k change between runs of different k (the most
+attempts a task ran) is marked "k differs", never a trend. Each point says its k and how many
+tasks ran fewer attempts.
 
 A change is called noise when it is inside the 95% interval of the difference, or inside the
 noise floor: with --noise X,Y (two runs of one configuration, seed 004) the floor of a figure is

@@ -45,6 +45,11 @@ func TrendSection(tr *TrendReport) Section {
 	s.Notes = append(s.Notes, tr.Notes...)
 	if len(tr.NoiseRuns) == 2 {
 		s.Notes = append(s.Notes, fmt.Sprintf("noise floor: each figure's difference between %s and %s (two runs of one configuration); no change inside it is called a trend.", tr.NoiseRuns[0], tr.NoiseRuns[1]))
+		for _, l := range tr.Lines {
+			if l.Figure == TrendPassHatK && !l.Cluster && l.NoiseFloor == nil {
+				s.Notes = append(s.Notes, "pass^k has no noise floor: the two noise runs ran different k, so their difference is not noise.")
+			}
+		}
 	} else {
 		s.Notes = append(s.Notes, "no noise floor given (--noise X,Y: two runs of one configuration): only the interval of the difference separates a trend from noise.")
 	}

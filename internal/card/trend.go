@@ -94,7 +94,9 @@ func (r *TrendRun) Add(row *TraceRow) {
 func (r *TrendRun) shortOfK() int {
 	n := 0
 	for _, t := range r.tasks {
-		if t.n < r.k {
+		// A task with no known attempt is in neither rate (passHatK
+		// leaves it out), so it is not one that "cannot clear" pass^k.
+		if t.n < r.k && t.n > t.unknown {
 			n++
 		}
 	}
@@ -312,7 +314,10 @@ func Trends(tax *triage.Taxonomy, runs []*TrendRun, noise *[2]*TrendRun) []Trend
 	for _, f := range figures {
 		line := TrendLine{Figure: f.name, Cluster: f.cluster, Points: make([]TrendPoint, 0, len(runs))}
 		floor := 0.0
-		if noise != nil {
+		// pass^k's floor needs the two noise runs at one k: otherwise
+		// their difference is that of two bars, not noise, and none is
+		// taken (the section says so).
+		if noise != nil && (f.name != TrendPassHatK || f.cluster || noise[0].k == noise[1].k) {
 			d := math.Abs(noise[0].figure(f).Value - noise[1].figure(f).Value)
 			line.NoiseFloor, floor = &d, d
 		}

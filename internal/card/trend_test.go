@@ -129,7 +129,8 @@ func TestTrendsDoNotComparePassHatKAcrossDifferentK(t *testing.T) {
 
 	// A run where some tasks ran fewer attempts says how many.
 	short := trendRun("short", 4, 3, func(t, s int) string { return triage.PassContract })
-	short.Add(&TraceRow{RunID: "short", TaskID: "T09", Seed: 0, Primary: triage.PassContract})
+	green := 0
+	short.Add(&TraceRow{RunID: "short", TaskID: "T09", Seed: 0, Primary: triage.PassContract, ExitCode: &green, Outcome: triage.OutcomeSuccess})
 	lines = Trends(tax, []*TrendRun{five, short}, nil)
 	require.Equal(t, 1, line(lines, TrendPassAt1).Points[1].ShortOfK)
 	require.Equal(t, TrendKDiffers, line(lines, TrendPassHatK).Points[1].Trend)
@@ -143,4 +144,34 @@ func TestTrendsDoNotComparePassHatKAcrossDifferentK(t *testing.T) {
 		calls = append(calls, r[5])
 	}
 	require.Contains(t, calls, "k differs")
+}
+
+// The noise floor of pass^k needs its two runs at one k; a task with no
+// known attempt is not counted as short of k (pass^k leaves it out).
+func TestTrendNoiseFloorAndShortOfKLeaveOutWhatPassHatKDoes(t *testing.T) {
+	t.Parallel()
+	tax := seedTaxonomy()
+	half := func(t, s int) string {
+		if s == 4 && t%2 == 0 {
+			return triage.ToolLoop
+		}
+		return triage.PassContract
+	}
+	a, b := trendRun("a", 30, 5, half), trendRun("b", 30, 5, func(t, s int) string {
+		if s == 4 && t%10 == 0 {
+			return triage.ToolLoop
+		}
+		return triage.PassContract
+	})
+	lines := Trends(tax, []*TrendRun{a, b}, &[2]*TrendRun{trendRun("n5", 30, 5, half), trendRun("n1", 30, 1, half)})
+	hat := line(lines, TrendPassHatK)
+	require.Nil(t, hat.NoiseFloor, "k 5 against k 1 is no floor")
+	require.Equal(t, "up", hat.Points[1].Trend, "50% → 90% at one k")
+	require.NotNil(t, line(lines, TrendPassAt1).NoiseFloor)
+	sec := TrendSection(&TrendReport{By: TrendByRun, Points: []string{"a", "b"}, NoiseRuns: []string{"n5", "n1"}, Lines: lines})
+	require.Contains(t, strings.Join(sec.Notes, "\n"), "pass^k has no noise floor")
+
+	r := trendRun("r", 3, 2, func(int, int) string { return triage.PassContract })
+	r.Add(&TraceRow{RunID: "r", TaskID: "T09", Seed: 0}) // one attempt, outcome unknown
+	require.Zero(t, r.shortOfK())
 }

@@ -21,8 +21,10 @@
 // (name, body, whether the : switcher offers it, what opening it does),
 // and in the registry (screens.go) its ID and its line; unless it is a
 // document screen (a renderer, a page func and a title func: the report,
-// the agreement), the root also holds it in a typed field. Nothing else
-// in the root names a screen to size it, draw it, route its keys or list
-// it in the switcher (a key that opens one, as C does, is the root's).
+// the agreement), the root also holds it in a typed field. The root sizes,
+// draws and lists screens from the registry; it still names a screen
+// where it acts across screens (labelling from the trace or the queue,
+// bulk decisions on the queue, adjudication's agreement, the keys that
+// open one, as C does).
 // report --tui and agree --tui are the app started on one.
 package ui

@@ -87,7 +87,7 @@ func docOf(m *Model, id screenID) screen { return &m.docs[id] }
 // blind review: the figures quote what blind review hides.
 func docOffered(m *Model, id screenID) bool { return m.docs[id].render != nil && !m.pol.blind }
 
-// bodyOf is where screen id's body is.
+// body is where screen id's body is: its def's, else a document's.
 func (l *layout) body(id screenID) (top, h int) {
 	if f := registry[id].body; f != nil {
 		return f(l)
@@ -248,8 +248,8 @@ func (m *Model) startDocs() {
 	}
 }
 
-// docScreen is the current screen's document, or nil on the queue and
-// trace screens.
+// docScreen is the current screen's document, or nil on a screen that is
+// not a document (the queue, the trace, the clusters).
 func (m *Model) docScreen() *docScreen {
 	if d := &m.docs[m.screen]; d.render != nil && registry[m.screen].doc != nil {
 		return d

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -44,4 +45,15 @@ func TestManyOpensOfOneNewStore(t *testing.T) {
 		require.Equal(t, "wal", mode)
 		require.NoError(t, db.Close())
 	}
+}
+
+// A database that cannot be WAL (SQLite's temporary one) opens at once in
+// its own mode: only a busy file is waited for.
+func TestOpenOfADatabaseThatCannotBeWAL(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	db, err := Open(context.Background(), "", testDecode)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	require.Less(t, time.Since(start), 2*time.Second)
 }

@@ -78,7 +78,8 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 }
 
 // walWait is how long walMode keeps asking for WAL while other
-// connections hold the file: busy_timeout's budget.
+// connections hold the file: busy_timeout's budget (a try may itself
+// wait on the busy handler, so the whole can run somewhat longer).
 const walWait = 10 * time.Second
 
 // walMode puts the store in WAL mode, which reads beside a write need.
@@ -97,20 +98,20 @@ func (s *DB) walMode(ctx context.Context) error {
 		}
 		if err == nil {
 			// The switch answers with the mode in force, or with
-			// SQLITE_BUSY while another connection holds the file.
+			// SQLITE_BUSY while another connection holds the file. A
+			// database that cannot be WAL (a temporary one) answers its
+			// own mode: it is used in that mode, as before the switch
+			// moved out of the DSN.
 			err = s.db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode)
-			if err == nil && mode == "wal" {
+			if err == nil {
 				return nil
 			}
 		}
 		err = mapErr(err)
-		if err != nil && !errors.Is(err, ErrBusy) {
+		if !errors.Is(err, ErrBusy) {
 			return fmt.Errorf("journal mode: %w", err)
 		}
 		if time.Now().Add(pause).After(deadline) {
-			if err == nil {
-				err = fmt.Errorf("%w (journal mode stayed %s)", ErrBusy, mode)
-			}
 			return fmt.Errorf("journal mode: %w", err)
 		}
 		select {
