@@ -77,7 +77,7 @@ func ExpandWalk(paths []string) (Walk, error) {
 				w.Skipped = append(w.Skipped, Skip{path, why})
 				return nil
 			}
-			if filepath.Base(filepath.Dir(path)) == "sb-cli-reports" && strings.HasSuffix(strings.ToLower(path), ".json") {
+			if filepath.Base(filepath.Dir(path)) == "sb-cli-reports" && strings.HasSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".json") {
 				w.Skipped = append(w.Skipped, Skip{path, "results file: an sb-cli report, read for the outcomes of the logs beside it"})
 				return nil
 			}
