@@ -116,7 +116,10 @@ func decodeAider(ctx context.Context, src Source, emit func(Record) error) error
 	// started again.
 	if d.held != nil {
 		if r := readAiderResults(src, src.Path); r != nil {
-			applyAiderResults(d.held.Trace, r, src)
+			if !d.placeRead {
+				d.place, d.placeRead = aiderBenchmarkPlace(src.Path), true
+			}
+			applyAiderResults(d.held.Trace, r, src, d.place != nil)
 		}
 		rec := *d.held
 		d.held = nil
@@ -141,6 +144,10 @@ type aiderDecoder struct {
 	held *Record
 	// sessions counts the sessions started.
 	sessions int
+	// place is where the history sits in aider's benchmark (nil: not
+	// in it), read once per file.
+	place     *aiderPlace
+	placeRead bool
 }
 
 // aiderSession builds one trace.
@@ -224,13 +231,16 @@ func (d *aiderDecoder) startSession(n int, started string) {
 	}
 	t.TaskID = id
 	t.RunID = runFromDirCached(d.src, id, &d.dir)
-	if lang, exercise, run, ok := aiderBenchmarkPlace(d.src.Path); ok {
+	if !d.placeRead {
+		d.place, d.placeRead = aiderBenchmarkPlace(d.src.Path), true
+	}
+	if pl := d.place; pl != nil {
 		// An exercise of aider's benchmark, with or without its results:
 		// each session of its history is an attempt at it, in file order
 		// (a restarted run appends a session; the last one is scored).
-		t.TaskID, t.Seed = lang+"/"+exercise, d.sessions
+		t.TaskID, t.Seed = pl.task, d.sessions
 		if d.src.Opts.RunID == "" {
-			t.RunID = run
+			t.RunID = pl.run
 		}
 	}
 	d.sessions++

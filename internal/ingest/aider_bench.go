@@ -81,8 +81,10 @@ func readAiderResults(src Source, path string) *aiderResults {
 // word as test output, the exercise's cost, tokens and duration, and, in
 // the benchmark's layout, the run and task (<language>/<exercise>, as
 // exercise names repeat across languages).
-func applyAiderResults(t *triage.Trace, r *aiderResults, src Source) {
-	if _, _, _, ok := aiderBenchmarkPlace(src.Path); !ok && r.Testcase != "" {
+// inBenchmark says the history sits in the benchmark's layout, which
+// named the session already (startSession).
+func applyAiderResults(t *triage.Trace, r *aiderResults, src Source, inBenchmark bool) {
+	if !inBenchmark && r.Testcase != "" {
 		// The older flat layout, <run>/<exercise>/: the results name the
 		// exercise, and its folder's parent is the run.
 		t.TaskID = r.Testcase
@@ -214,28 +216,32 @@ func failingTests(out string) []string {
 	return ids
 }
 
+// aiderPlace is an exercise's place in aider's benchmark: its run and
+// its task, <language>/<exercise>.
+type aiderPlace struct{ run, task string }
+
 // aiderBenchmarkPlace reads <run>/<language>/exercises/practice/<exercise>
-// from the directory of the history at path.
-func aiderBenchmarkPlace(path string) (lang, exercise, run string, ok bool) {
+// from the directory of the history at path; nil when it is not there.
+func aiderBenchmarkPlace(path string) *aiderPlace {
 	if path == "" {
-		return "", "", "", false
+		return nil
 	}
 	dir, err := filepath.Abs(filepath.Dir(path))
 	if err != nil {
-		return "", "", "", false
+		return nil
 	}
-	exercise = filepath.Base(dir)
+	exercise := filepath.Base(dir)
 	practice := filepath.Dir(dir)
 	exercises := filepath.Dir(practice)
 	if filepath.Base(practice) != "practice" || filepath.Base(exercises) != "exercises" {
-		return "", "", "", false
+		return nil
 	}
 	langDir := filepath.Dir(exercises)
-	lang, run = filepath.Base(langDir), filepath.Base(filepath.Dir(langDir))
+	lang, run := filepath.Base(langDir), filepath.Base(filepath.Dir(langDir))
 	if lang == "" || run == "" || run == string(filepath.Separator) || run == "." {
-		return "", "", "", false
+		return nil
 	}
-	return lang, exercise, run, true
+	return &aiderPlace{run: run, task: lang + "/" + exercise}
 }
 
 // lastLine is the last non-blank line of s (a traceback's exception).
