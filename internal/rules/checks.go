@@ -106,6 +106,7 @@ func (r *run) missingAsk() {
 // (both names) outside the task's allowlist.
 func (r *run) scopeSlip() {
 	tr := r.tr
+	r.strayFiles()
 	if tr.OutsideAllowlist != nil {
 		if *tr.OutsideAllowlist {
 			r.fire(rScopeSlip, triage.Evidence{Message: "the row's outside_allowlist flag is set", ToolCall: -1, Ident: "outside_allowlist"})
@@ -221,6 +222,7 @@ func (r *run) scorerRedRule() {
 	r.fire(rScorerRed, triage.Evidence{Message: scorerRedMsg(*r.tr.ExitCode), ToolCall: -1})
 	r.explainRed()
 	r.checkThrash()
+	r.eliminate()
 }
 
 func passContractMsg(tr *triage.Trace) string {
@@ -286,6 +288,7 @@ func (r *run) passWeak() {
 				}
 			}
 		}
+		r.agentDefinedCheck(tr.Scorer)
 		return
 	case tr.WrittenTests != nil:
 		if *tr.WrittenTests {
@@ -326,4 +329,77 @@ func scorerRedMsg(code int) string {
 		return scorerRedMsgs[code+64]
 	}
 	return msg("scorer red (exit code ", code, ") and no other class fits")
+}
+
+// checkDefinitions are the files that define a check command: a scorer's
+// check "'just check' passes" runs what the Justfile says.
+var checkDefinitions = []struct {
+	word  string
+	files []string
+}{
+	{"just ", []string{"Justfile", "justfile", ".justfile"}},
+	{"make ", []string{"Makefile", "makefile", "GNUmakefile"}},
+	{"npm ", []string{"package.json"}},
+	{"yarn ", []string{"package.json"}},
+	{"pnpm ", []string{"package.json"}},
+	{"tox", []string{"tox.ini"}},
+	{"nox", []string{"noxfile.py"}},
+	{"pytest", []string{"pytest.ini", "conftest.py"}},
+}
+
+// agentDefinedCheck: PASS_WEAK when a check the scorer passed runs a
+// command the agent itself defined (the diff rewrites the Justfile that
+// 'just check' runs), or runs tests the agent wrote (the diff adds the
+// test functions): the pass then rests on the agent's own bar (seed 000).
+func (r *run) agentDefinedCheck(sc *triage.ScorerReport) {
+	files := r.diffFiles()
+	if len(files) == 0 {
+		return
+	}
+	for _, name := range append(append([]string(nil), sc.FailToPass.Passed...), sc.PassToPass.Passed...) {
+		if strings.Contains(name, "::") || strings.Contains(name, " (") {
+			continue // a test id of the benchmark's own
+		}
+		for _, d := range checkDefinitions {
+			if !strings.Contains(name, d.word) {
+				continue
+			}
+			for _, f := range files {
+				for _, def := range d.files {
+					if path.Base(f.Path()) == def && f.Status != triage.FileDeleted {
+						m := "the scorer's check \"" + clip(name) + "\" runs " + f.Path() + ", which the agent " + string(f.Status)
+						if n, where := addedTests(files); n > 0 {
+							m += msg(", over ", n, " test", plural(n), " the agent wrote (", where, ")")
+						}
+						r.fire(rPassWeak, triage.Evidence{Message: m, ToolCall: -1, File: clip(f.Path()), Ident: clip(name)})
+						return
+					}
+				}
+			}
+		}
+	}
+}
+
+// addedTests counts the test functions the diff adds (#[test], def test_,
+// func Test, @Test, it( / test( blocks) and names the first file.
+func addedTests(files []triage.FileDiff) (int, string) {
+	n, where := 0, ""
+	for _, f := range files {
+		for _, h := range f.Hunks {
+			for _, l := range h.Lines {
+				if l.Kind != triage.LineAdded {
+					continue
+				}
+				t := strings.TrimSpace(l.Text)
+				if strings.HasPrefix(t, "#[test]") || strings.HasPrefix(t, "def test_") || strings.HasPrefix(t, "func Test") ||
+					strings.HasPrefix(t, "@Test") || strings.HasPrefix(t, "it(\"") || strings.HasPrefix(t, "test(\"") || strings.HasPrefix(t, "async def test_") {
+					n++
+					if where == "" {
+						where = f.Path()
+					}
+				}
+			}
+		}
+	}
+	return n, where
 }

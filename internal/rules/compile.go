@@ -10,7 +10,7 @@ import (
 
 // RulesVersion names the rule logic. Bump it whenever a rule's behaviour
 // changes, so stored verdicts can be re-labelled and old ones kept.
-const RulesVersion = "4"
+const RulesVersion = "5"
 
 // Budgets are a run's frozen budgets (seed 000, control 3). A nil field
 // was not frozen and is not checked.

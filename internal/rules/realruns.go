@@ -107,8 +107,10 @@ func (r *run) explainRed() {
 }
 
 // explainRuns reads the agent's own test and script runs against its
-// last edit: submitted after its tests failed; edited after a red run and
-// ran nothing after.
+// last edit (DESIGN §8: "tests failed" only from a test step whose result
+// is failed): submitted after its tests failed or errored; its tests
+// never ran; edited and ran nothing after. Each evidence item cites the
+// step that shows it.
 func (r *run) explainRuns() {
 	a := r.activity()
 	if len(a.Steps) == 0 {
@@ -118,29 +120,169 @@ func (r *run) explainRuns() {
 	if end < 0 {
 		end = len(a.Steps)
 	}
-	lastTest := a.LastRun(end, triage.StepTest)
-	lastRun := a.LastRun(end, triage.StepTest, triage.StepRun)
-	lastEdit := -1
-	for i := end - 1; i >= 0; i-- {
-		if a.Steps[i].Kind == triage.StepEdit {
+	lastEdit, lastCheck, lastTest, notRun := -1, -1, -1, -1
+	for i := 0; i < end; i++ {
+		s := &a.Steps[i]
+		if workEdit(s) {
 			lastEdit = i
-			break
+			if s.CheckedWrite {
+				lastCheck = i
+			}
+		}
+		if s.Checks() && !(s.Writes && !s.CheckedWrite && lastEdit == i) {
+			lastCheck = i
+		}
+		if s.Kind == triage.StepTest {
+			if s.Result == triage.ResultNotRun {
+				notRun = i
+			} else {
+				lastTest = i
+			}
 		}
 	}
 	explain := func(e triage.Evidence) {
 		r.add(rScorerRed, e)
 		r.explained = true
 	}
-	if lastTest >= 0 && lastTest >= lastEdit && a.Steps[lastTest].Result == triage.ResultFailed {
-		explain(triage.Evidence{Message: "submitted after the project's tests failed at " + stepRef(lastTest) + ": " + clip(a.Steps[lastTest].Summary), ToolCall: lastTest})
-		return
+	if lastTest >= 0 && lastTest >= lastEdit {
+		st := &a.Steps[lastTest]
+		switch st.Result {
+		case triage.ResultFailed:
+			explain(triage.Evidence{Message: "submitted after the project's tests failed at " + stepRef(lastTest) + ": " + clip(st.Summary), ToolCall: lastTest})
+			return
+		case triage.ResultError:
+			explain(triage.Evidence{Message: "submitted after the project's tests errored at " + stepRef(lastTest) + ": " + clip(st.Summary), ToolCall: lastTest})
+			return
+		}
 	}
-	if lastEdit >= 0 && lastRun < lastEdit {
+	if notRun >= 0 && lastTest < 0 {
+		// Every test command the agent tried failed to start: it never
+		// saw its tests run (pytest: command not found, No module named
+		// pytest).
+		r.add(rScorerRed, triage.Evidence{Message: "the tests never ran: " + clip(a.Steps[notRun].Summary) + " (" + stepRef(notRun) + ")", ToolCall: notRun})
+	}
+	if lastEdit >= 0 && lastCheck < lastEdit {
 		m := "nothing was run after the last edit at " + stepRef(lastEdit)
-		if lastRun >= 0 && a.Steps[lastRun].Result == triage.ResultFailed {
-			m += ", and the last run before it (" + stepRef(lastRun) + ") failed: " + clip(a.Steps[lastRun].Summary)
+		if lastCheck >= 0 {
+			if st := &a.Steps[lastCheck]; st.Result == triage.ResultFailed || st.Result == triage.ResultError {
+				m += ", and the last check before it (" + stepRef(lastCheck) + ") " + st.Result.String() + ": " + clip(st.Summary)
+			}
 		}
 		explain(triage.Evidence{Message: m, ToolCall: lastEdit})
+	}
+}
+
+// workEdit reports whether step s changed the work: a write whose files
+// are not all scratch (deleting its reproducers is tidying up, not a
+// change a check must follow).
+func workEdit(s *triage.Step) bool {
+	if !s.Writes {
+		return false
+	}
+	if len(s.Files) == 0 {
+		return true
+	}
+	for _, f := range s.Files {
+		base := f[strings.LastIndexByte(f, '/')+1:]
+		if !triage.IsScratchFile(base) && !strings.HasPrefix(f, "/tmp/") {
+			return true
+		}
+	}
+	return false
+}
+
+// lastFailingCheck is the last test or run step before end whose result is
+// failed or error, or -1.
+func lastFailingCheck(a *triage.Activity, end int) int {
+	if end < 0 || end > len(a.Steps) {
+		end = len(a.Steps)
+	}
+	for i := end - 1; i >= 0; i-- {
+		s := &a.Steps[i]
+		if (s.Kind == triage.StepTest || s.Kind == triage.StepRun) && (s.Result == triage.ResultFailed || s.Result == triage.ResultError) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lastCheck is the last test or run step before end that started, or -1.
+func lastCheck(a *triage.Activity, end int) int {
+	if end < 0 || end > len(a.Steps) {
+		end = len(a.Steps)
+	}
+	for i := end - 1; i >= 0; i-- {
+		if a.Steps[i].Checks() {
+			return i
+		}
+	}
+	return -1
+}
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+// abnormalStops are words of a harness's stop reason that say the run did
+// not end by submitting: a crash, a format or context error, a limit.
+var abnormalStops = []string{"error", "exit_", "cost", "context", "format", "limit", "max", "crash", "cancel", "timeout", "killed", "interrupt", "exception", "fail"}
+
+// normalStop reports whether the harness says the run ended as runs do
+// (submitted, finished, or nothing recorded).
+func normalStop(reason string) bool {
+	l := strings.ToLower(reason)
+	for _, w := range abnormalStops {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// eliminate decides a red run no evidence explained: with a normal stop,
+// no loop and no other class, SCORER_RED is the only class left (the
+// seed's order), and its evidence is the last failing check, or the
+// scorer's failing tests, or that no check ran after the last edit. An
+// abnormal stop stays with people, with the stop named.
+func (r *run) eliminate() {
+	if r.explained {
+		return
+	}
+	tr := r.tr
+	if !normalStop(tr.StopReason) {
+		r.ambiguous("the harness stopped the run abnormally (" + clip(tr.StopReason) + "): SCORER_RED by elimination is a reviewer's call")
+		return
+	}
+	const by = "SCORER_RED by elimination (a red run, a normal stop, no other class): "
+	a := r.activity()
+	if i := lastFailingCheck(a, a.Submit); i >= 0 {
+		r.add(rScorerRed, triage.Evidence{Message: by + "the last failing check is " + stepRef(i) + ": " + clip(a.Steps[i].Summary), ToolCall: i})
+		r.explained = true
+		return
+	}
+	if sc := tr.Scorer; sc != nil && len(sc.FailToPass.Failed)+len(sc.PassToPass.Failed) > 0 {
+		failed := append(append([]string(nil), sc.FailToPass.Failed...), sc.PassToPass.Failed...)
+		r.add(rScorerRed, triage.Evidence{Message: by + "the scorer's failing tests: " + joinClipped(failed, 3), ToolCall: -1, Ident: clip(failed[0])})
+		r.explained = true
+		return
+	}
+	if tr.Scorer != nil && tr.Scorer.HarnessTests {
+		// The harness ran the tests after each try and names no failure:
+		// the agent's own steps cannot say more.
+		r.ambiguous("the harness ran the tests after each try but its report names no failing test")
+		return
+	}
+	if last := lastCheck(a, a.Submit); last >= 0 && (a.LastEdit < 0 || last > a.LastEdit) {
+		r.add(rScorerRed, triage.Evidence{Message: by + "the agent's last check passed (" + stepRef(last) + ": " + clip(orText(a.Steps[last].Summary, a.Steps[last].Result.String())) + "), and the scorer failed the run", ToolCall: last})
+		r.explained = true
+		return
+	}
+	if a.LastEdit >= 0 {
+		r.add(rScorerRed, triage.Evidence{Message: by + "no check ran after the last edit at " + stepRef(a.LastEdit), ToolCall: a.LastEdit})
+		r.explained = true
 	}
 }
 
@@ -241,32 +383,43 @@ func (r *run) inventedAPI() {
 	// an edit's arguments hold what it wrote.
 	written := map[string]int{}
 	for i, s := range a.Steps {
-		if s.Kind != triage.StepTest && s.Kind != triage.StepRun {
+		if s.Kind != triage.StepTest && s.Kind != triage.StepRun && s.Kind != triage.StepEdit && s.Kind != triage.StepBuild {
 			continue
 		}
 		for _, e := range s.Errors {
-			if e.Ident == "" || len(e.Ident) < 3 || strings.Contains(prompt, e.Ident) {
+			if e.Ident == "" || len(e.Ident) < 3 || strings.Contains(prompt, e.Ident) || !inventedSurface(e.Message) {
 				continue
 			}
 			w, ok := written[e.Ident]
 			if !ok {
 				w = -1
 				for j := 0; j < i; j++ {
-					if a.Steps[j].Kind == triage.StepEdit && strings.Contains(string(calls[j].Args), e.Ident) {
+					if a.Steps[j].Writes && strings.Contains(string(calls[j].Args), e.Ident) {
 						w = j
 						break
 					}
 				}
 				written[e.Ident] = w
 			}
-			if w < 0 {
+			own := w < 0 && strings.Contains(s.Command, e.Ident)
+			if w < 0 && !own {
 				continue
 			}
-			m := e.Type + " at " + stepRef(i) + " on '" + e.Ident + "', which the agent wrote at " + stepRef(w) + ": " + e.Message
+			var m string
+			if own {
+				// The agent's own command or inline script used it.
+				m = e.Type + " at " + stepRef(i) + " on '" + e.Ident + "', which the agent's own command used: " + e.Message
+			} else {
+				m = e.Type + " at " + stepRef(i) + " on '" + e.Ident + "', which the agent wrote at " + stepRef(w) + ": " + e.Message
+			}
+			if fixed := correctedAfter(a, i, e.Ident); fixed >= 0 {
+				m += "; corrected by " + stepRef(fixed)
+			}
 			r.tag(rAssumeAPI, triage.Evidence{Message: clip(m), ToolCall: i, Ident: clip(e.Ident)})
 			if r.tr.ExitCode != nil && *r.tr.ExitCode != 0 && final != "" && strings.Contains(final, e.Ident) && i == a.LastRun(-1, triage.StepTest, triage.StepRun) {
 				r.ambiguous("ASSUME_API may be the primary: the submitted diff still uses '" + clip(e.Ident) + "', on which the agent's last run failed (" + stepRef(i) + ")")
 			}
+			break
 		}
 	}
 	for i, s := range a.Steps {
@@ -276,6 +429,72 @@ func (r *run) inventedAPI() {
 			r.tag(rAssumeAPI, triage.Evidence{Message: "git apply was fed an invented patch format (*** Begin Patch) at " + stepRef(i) + " and refused it", ToolCall: i, Ident: "git apply"})
 		}
 	}
+}
+
+// inventedMarkers are what an error says of a surface that does not
+// exist: an attribute, name, keyword, flag or method the code or command
+// invented. A missing module (No module named x) or program (command not
+// found) is the environment's, not an invention.
+var inventedMarkers = []string{"has no attribute", "cannot import name", "unexpected keyword argument", "is not defined",
+	"unrecognized argument", "no such option", "unknown option", "unknown flag", "flag provided but not defined", "unexpected argument",
+	"no method named", "cannot find value", "cannot find function", "does not exist on type", "is not a function", "undefined method",
+	"not a member of", "Unresolved reference", "cannot find symbol", "undefined: ", "Call to undefined"}
+
+func inventedSurface(msg string) bool {
+	for _, m := range inventedMarkers {
+		if strings.Contains(msg, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// correctedAfter is the first check after step i that ran without the
+// error on ident (the agent corrected it), or -1.
+func correctedAfter(a *triage.Activity, i int, ident string) int {
+	for j := i + 1; j < len(a.Steps); j++ {
+		s := &a.Steps[j]
+		if !s.Checks() {
+			continue
+		}
+		same := false
+		for _, e := range s.Errors {
+			if e.Ident == ident {
+				same = true
+			}
+		}
+		if !same && s.Result != triage.ResultError {
+			return j
+		}
+	}
+	return -1
+}
+
+// strayFiles tags SCOPE_SLIP (secondary) for scratch files the submitted
+// diff keeps beside a fix: reproducers, backups, fake binaries. With no
+// pack there is no allowlist, but these are outside any task's scope.
+func (r *run) strayFiles() {
+	files := r.diffFiles()
+	if len(files) < 2 {
+		return
+	}
+	var stray []string
+	real := false
+	for _, f := range files {
+		p := f.Path()
+		if f.Status == triage.FileDeleted {
+			continue
+		}
+		if triage.IsScratchFile(p) {
+			stray = append(stray, p)
+		} else {
+			real = true
+		}
+	}
+	if !real || len(stray) == 0 {
+		return
+	}
+	r.tag(rScopeSlip, triage.Evidence{Message: "the submitted diff keeps scratch files beside the fix: " + joinClipped(stray, 4), ToolCall: -1, File: clip(stray[0]), Ident: clip(stray[0])})
 }
 
 // inventedAPIPrefilter is off only in the test that holds mayInventAPI to
@@ -291,7 +510,9 @@ var inventedAPIPrefilter = true
 func mayInventAPI(tr *triage.Trace) bool {
 	for i := range tr.ToolCalls {
 		c := &tr.ToolCalls[i]
-		if strings.Contains(c.Output, "Error: ") || strings.Contains(c.Output, "Exception: ") ||
+		if strings.Contains(c.Output, "rror") || strings.Contains(c.Output, "xception") || strings.Contains(c.Output, "undefined") ||
+			strings.Contains(c.Output, "option") || strings.Contains(c.Output, "argument") || strings.Contains(c.Output, "not defined") ||
+			strings.Contains(c.Output, "not a function") || strings.Contains(c.Output, "nresolved") || strings.Contains(c.Output, "cannot find") ||
 			bytes.Contains(c.Args, []byte(`\u`)) || bytes.Contains(c.Args, []byte("Begin")) && bytes.Contains(c.Args, []byte("Patch")) {
 			return true
 		}

@@ -63,11 +63,11 @@ func TestExplainedReds(t *testing.T) {
 		"submitted on red": {harnessRun(false, srcDiff,
 			sh("sed -i 's/a/b/' django/utils/html.py", "", 0), sh("./tests/runtests.py utils_tests", "Ran 3 tests in 0.1s\n\nFAILED (errors=1)\n", 1),
 			sh("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "")),
-			"submitted after the project's tests failed at step 2: FAILED (errors=1)", 1},
+			"submitted after the project's tests errored at step 2: FAILED (errors=1)", 1},
 		"edited after a red run, ran nothing after": {harnessRun(false, srcDiff,
 			sh("python -m pytest tests", "1 failed in 0.1s", 1), sh("sed -i 's/b/c/' django/utils/html.py", "", 0),
 			sh("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "")),
-			"nothing was run after the last edit at step 2, and the last run before it (step 1) failed: 1 failed", 1},
+			"nothing was run after the last edit at step 2, and the last check before it (step 1) failed: 1 failed", 1},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -109,16 +109,33 @@ func TestExplainedReds(t *testing.T) {
 		tr.Scorer.FailToPass.Failed = nil
 		v = Classify(nil, Budgets{}, nil, tr)
 		require.Equal(t, triage.DecisionLeftover, v.Decision)
+		require.Contains(t, v.Reason, "names no failing test")
 		require.NotContains(t, evidenceText(v), "nothing was run after the last edit")
 	})
-	t.Run("a red nothing explains goes to people", func(t *testing.T) {
+	t.Run("a red run with a normal stop and no other class is SCORER_RED by elimination", func(t *testing.T) {
 		t.Parallel()
-		tr := harnessRun(false, srcDiff, sh("python -m pytest tests", "3 passed in 0.1s", 0))
+		tr := harnessRun(false, srcDiff, sh("sed -i 's/a/b/' django/utils/html.py", "", 0), sh("python -m pytest tests", "3 passed in 0.1s", 0))
 		tr.Scorer = nil
 		v := Classify(nil, Budgets{}, nil, tr)
 		require.Equal(t, triage.ScorerRed, v.Primary)
+		require.Equal(t, triage.DecisionCertain, v.Decision, v.Reason)
+		require.Contains(t, evidenceText(v), "SCORER_RED by elimination (a red run, a normal stop, no other class): the agent's last check passed (step 2: 3 passed)")
+		// Its last check failing is the evidence then.
+		tr = harnessRun(false, srcDiff, sh("sed -i 's/a/b/' django/utils/html.py", "", 0), sh("python repro.py", "Traceback (most recent call last):\n  File \"repro.py\", line 1\nKeyError: 'x'", 1),
+			sh("sed -i 's/a/c/' README", "", 0))
+		tr.Scorer = nil
+		v = Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.DecisionCertain, v.Decision, v.Reason)
+		require.Contains(t, evidenceText(v), "nothing was run after the last edit at step 3, and the last check before it (step 2) error: KeyError: 'x'")
+	})
+	t.Run("an abnormal stop stays with people, naming the stop", func(t *testing.T) {
+		t.Parallel()
+		tr := harnessRun(false, srcDiff, sh("python -m pytest tests", "3 passed in 0.1s", 0))
+		tr.Scorer, tr.StopReason = nil, "exit_format"
+		v := Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.ScorerRed, v.Primary)
 		require.Equal(t, triage.DecisionLeftover, v.Decision)
-		require.Equal(t, scorerRedReason, v.Reason, "no pack is said for the run, not as the reason")
+		require.Contains(t, v.Reason, "stopped the run abnormally (exit_format)")
 	})
 }
 

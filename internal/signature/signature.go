@@ -11,7 +11,7 @@ import (
 // Version names the signature logic and the clustering threshold. Bump it
 // whenever Of, Template, the features or their weights change, as the
 // rules bump theirs: signatures of two versions are not comparable.
-const Version = "1"
+const Version = "2"
 
 // Signature is what a failing trace's log shows about how it failed, with
 // the details that change from run to run normalised away: the exception
@@ -95,32 +95,49 @@ func OfActivity(tr *triage.Trace, a *triage.Activity, v *triage.Verdict) Signatu
 // scorer's test output. Without an exception, the summary of the last
 // failing run is kept instead.
 func lastFailure(tr *triage.Trace, a *triage.Activity) (*Error, string) {
-	summary := ""
-	for i := len(a.Steps) - 1; i >= 0; i-- {
+	// What the scorer failed is what remained broken: when its report
+	// names failing tests, the agent's own runs (an error it hit, a
+	// pre-existing one in its environment) are not the cause, and the
+	// error comes from the scorer's output alone.
+	if sc := tr.Scorer; sc != nil && len(sc.FailToPass.Failed)+len(sc.PassToPass.Failed) > 0 {
+		if tr.TestOutput != nil {
+			if m := lastMatch(exceptionLine, *tr.TestOutput); m != nil {
+				return errorOf(m[1], m[2]), ""
+			}
+		}
+		return nil, ""
+	}
+	// Only the last check counts: an error the agent hit and then fixed
+	// (a later check ran clean) is not why the run failed.
+	end := a.Submit
+	if end < 0 {
+		end = len(a.Steps)
+	}
+	for i := end - 1; i >= 0; i-- {
 		st := &a.Steps[i]
-		if (st.Kind != triage.StepTest && st.Kind != triage.StepRun) || st.Result != triage.ResultFailed {
+		if !st.Checks() {
 			continue
 		}
-		if len(st.Errors) > 0 {
-			return errorOf(st.Errors[len(st.Errors)-1].Type, st.Errors[len(st.Errors)-1].Message), ""
+		if st.Result != triage.ResultFailed && st.Result != triage.ResultError {
+			break
 		}
-		// A bare "exit code 2" is ReadActivity's fallback, not what the
-		// runner said: it names no cause.
-		if summary == "" && !strings.HasPrefix(st.Summary, "exit code ") {
+		summary := ""
+		// A bare "exit code 2" names no cause.
+		if st.Summary != "" && !strings.HasPrefix(st.Summary, "exit code ") {
 			summary = Template(st.Summary)
 		}
-	}
-	for i := len(a.Steps) - 1; i >= 0; i-- {
-		if errs := a.Steps[i].Errors; len(errs) > 0 {
-			return errorOf(errs[len(errs)-1].Type, errs[len(errs)-1].Message), summary
+		if len(st.Errors) > 0 {
+			e := st.Errors[len(st.Errors)-1]
+			return errorOf(e.Type, e.Message), ""
 		}
+		return nil, summary
 	}
 	if tr.TestOutput != nil {
 		if m := lastMatch(exceptionLine, *tr.TestOutput); m != nil {
-			return errorOf(m[1], m[2]), summary
+			return errorOf(m[1], m[2]), ""
 		}
 	}
-	return nil, summary
+	return nil, ""
 }
 
 func errorOf(typ, msg string) *Error {
@@ -159,8 +176,8 @@ func failingTests(tr *triage.Trace, a *triage.Activity) []string {
 		out = testIDs(*tr.TestOutput)
 	}
 	if len(out) == 0 {
-		if i := a.LastRun(-1, triage.StepTest); i >= 0 && a.Steps[i].Result == triage.ResultFailed {
-			out = testIDs(tr.ToolCalls[i].Output)
+		if i := a.LastRun(a.Submit, triage.StepTest); i >= 0 && a.Steps[i].Result == triage.ResultFailed {
+			out = append(out, a.Steps[i].Tests.Failing...)
 		}
 	}
 	for i, t := range out {
@@ -291,6 +308,10 @@ func (s *Signature) Key() string {
 func (s *Signature) Unclusterable() string {
 	if s.Primary == "" && len(s.Evidence) == 0 && s.Error == nil && len(s.Tests) == 0 && s.Summary == "" && s.Steps == 0 {
 		return "no rule verdict, no tool call, no failing test and no exception: nothing to compare (run `triage rules run` first)"
+	}
+	if s.Error == nil && len(s.Tests) == 0 && s.Summary == "" && specificClaim(s.Evidence) == "" {
+		// No catch-all cluster of runs that share only their class.
+		return "no cause found: no failing check, failing test or error remained at submit, and the rules' evidence names no cause"
 	}
 	return ""
 }

@@ -36,18 +36,18 @@ func TestReadActivity(t *testing.T) {
 		result Result
 		files  []string
 	}{
-		{StepEdit, ResultUnknown, []string{"reproduce.py"}},
-		{StepRun, ResultFailed, nil},
-		{StepEdit, ResultUnknown, []string{"src/x.py"}},
+		{StepEdit, ResultNone, []string{"reproduce.py"}},
+		{StepRun, ResultError, nil},
+		{StepEdit, ResultNone, []string{"src/x.py"}},
 		{StepTest, ResultFailed, nil},
 		{StepTest, ResultPassed, nil},
-		{StepTest, ResultFailed, nil},
-		{StepTest, ResultFailed, nil},
-		{StepEdit, ResultUnknown, []string{"/repo/a.py"}},
-		{StepRead, ResultUnknown, nil},
-		{StepEdit, ResultUnknown, []string{"b.py"}},
-		{StepRead, ResultUnknown, nil},
-		{StepSubmit, ResultUnknown, nil},
+		{StepTest, ResultError, nil}, // FAILED (errors=1): a test crashed, none failed an assertion
+		{StepTest, ResultFailed, nil}, // ok, but exit code 1
+		{StepEdit, ResultNone, []string{"/repo/a.py"}},
+		{StepRead, ResultNone, nil},
+		{StepEdit, ResultNone, []string{"b.py"}},
+		{StepSearch, ResultNone, nil},
+		{StepSubmit, ResultNone, nil},
 	}
 	for i, w := range want {
 		s := a.Steps[i]

@@ -26,21 +26,18 @@ func RootCause(v *Verdict) string {
 	if v == nil {
 		return ""
 	}
+	// The cause is what was still broken at submit: the scorer's failing
+	// tests first, then the agent's last failing check, then the rest;
+	// never a generic restatement of the class when anything else is there.
 	var best *Evidence
+	bestRank := 99
 	for i := range v.Evidence {
 		e := &v.Evidence[i]
 		if e.Rule != "" && e.Rule != v.Primary || strings.TrimSpace(e.Message) == "" {
 			continue
 		}
-		if isGeneric(e.Message) {
-			if best == nil {
-				best = e
-			}
-			continue
-		}
-		if best == nil || isGeneric(best.Message) {
-			best = e
-			break
+		if r := causeRank(e.Message); r < bestRank {
+			best, bestRank = e, r
 		}
 	}
 	var b strings.Builder
@@ -65,6 +62,26 @@ func RootCause(v *Verdict) string {
 		b.WriteString(oneLine(v.Reason))
 	}
 	return clipRunes(b.String(), maxRootCause)
+}
+
+// remainedWords mark evidence of what was still broken at submit.
+var remainedWords = []string{"FAIL_TO_PASS", "PASS_TO_PASS", "still failed", "could not apply", "no fix was submitted", "scorer's failing tests"}
+
+// causeRank orders evidence for a root cause: what remained broken (0),
+// the agent's last failing check (1), other claims (2), generic ones (9).
+func causeRank(msg string) int {
+	if isGeneric(msg) {
+		return 9
+	}
+	for _, w := range remainedWords {
+		if strings.Contains(msg, w) {
+			return 0
+		}
+	}
+	if strings.Contains(msg, "submitted after") || strings.Contains(msg, "last failing check") {
+		return 1
+	}
+	return 2
 }
 
 func isGeneric(msg string) bool {
