@@ -76,4 +76,3 @@ func FuzzReadCallArgs(f *testing.F) {
 		checkCallArgs(t, raw)
 	})
 }
-

@@ -41,7 +41,7 @@ func TestReadActivity(t *testing.T) {
 		{StepEdit, ResultNone, []string{"src/x.py"}},
 		{StepTest, ResultFailed, nil},
 		{StepTest, ResultPassed, nil},
-		{StepTest, ResultError, nil}, // FAILED (errors=1): a test crashed, none failed an assertion
+		{StepTest, ResultError, nil},  // FAILED (errors=1): a test crashed, none failed an assertion
 		{StepTest, ResultFailed, nil}, // ok, but exit code 1
 		{StepEdit, ResultNone, []string{"/repo/a.py"}},
 		{StepRead, ResultNone, nil},
