@@ -242,15 +242,20 @@ func TestClustersListUnclusteredWithTheReason(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "unclustered: 1 traces")
 
-	// Labelled by the rules, it has a signature from its verdict.
+	// Labelled by the rules, its verdict names its class but no cause (a
+	// red exit code and nothing else): it is listed apart as "no cause
+	// found", never a catch-all cluster of everything that shares a class.
 	code, _, _ = c.run("", "rules", "run")
 	require.Equal(t, exitOK, code)
 	code, out, _ = c.run("", "clusters", "--json")
 	require.Equal(t, exitOK, code)
 	rows = clusterLines(t, out)
 	require.Len(t, rows, 1)
-	require.False(t, rows[0].Unclustered)
-	require.Equal(t, "SCORER_RED", rows[0].Signature.Primary)
+	require.True(t, rows[0].Unclustered)
+	require.Contains(t, rows[0].Reason, "no cause found")
+	code, out, _ = c.run("", "clusters")
+	require.Equal(t, exitOK, code)
+	require.Contains(t, out, "unclustered: 1 traces · no cause found")
 }
 
 // TestClustersKeepHostileTextInert: trace text in names, members and

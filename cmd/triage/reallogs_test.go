@@ -35,7 +35,7 @@ var realReadings = map[string]reading{
 	"claude-code-viewer/1af7fc5e-8455-4414-9ccd-011d40f70b2a#0":              {"", 12, "interactive /init session; no outcome recorded"},
 	"claude-code-viewer/5c0375b4-57a5-4f26-b12d-d022ee4e51b7#0":              {"", 21, "interactive /orchestrator session; no outcome recorded"},
 	"coverage-test-fix/c64cc478-3430-40fe-8e9c-4ee9986e9754#0":               {triage.PassContract, 13, "all six post-conditions pass, checked by the test's author"},
-	"python-to-rust-port/c7d3d95c-57f0-4359-8f4b-926a9bef5a3f#0":             {triage.PassContract, 39, "all seven post-conditions pass"},
+	"python-to-rust-port/c7d3d95c-57f0-4359-8f4b-926a9bef5a3f#0":             {triage.PassWeak, 39, "all seven post-conditions pass, but the only check is 'just check': cargo llvm-cov over tests the agent wrote, through the Justfile it rewrote (diff)"},
 	"stop-hook-reflection-first-stop/cb88ae13-898d-4076-aeb5-bc37191c5d2e#0": {triage.PassContract, 4, "post-conditions pass"},
 	"stop-hook-uncommitted-changes/e4743781-d0f5-4f75-b17c-6d22d30c5885#0":   {triage.PassContract, 2, "post-conditions pass: file modified, changes committed"},
 	"localpush/019c8a4c-ed82-79a1-aa28-7738fc5ab61a#0":                       {"", 105, "redacted interactive session; no outcome; write_stdin polling got new output each time (no loop)"},

@@ -121,9 +121,10 @@ func (r *run) explainRuns() {
 		end = len(a.Steps)
 	}
 	lastEdit, lastCheck, lastTest, notRun := -1, -1, -1, -1
+	inDiff := r.diffHas()
 	for i := 0; i < end; i++ {
 		s := &a.Steps[i]
-		if workEdit(s) {
+		if workEdit(s, inDiff) {
 			lastEdit = i
 			if s.CheckedWrite {
 				lastCheck = i
@@ -172,10 +173,12 @@ func (r *run) explainRuns() {
 	}
 }
 
-// workEdit reports whether step s changed the work: a write whose files
-// are not all scratch (deleting its reproducers is tidying up, not a
-// change a check must follow).
-func workEdit(s *triage.Step) bool {
+// workEdit reports whether step s changed the submitted work. When the
+// trace has its final diff, a write counts only if it touched a file the
+// diff holds (writing and deleting reproducers is not a change a check
+// must follow); without one, a write whose files are all scratch does
+// not count.
+func workEdit(s *triage.Step, inDiff func(string) bool) bool {
 	if !s.Writes {
 		return false
 	}
@@ -183,12 +186,39 @@ func workEdit(s *triage.Step) bool {
 		return true
 	}
 	for _, f := range s.Files {
+		if inDiff != nil {
+			if inDiff(f) {
+				return true
+			}
+			continue
+		}
 		base := f[strings.LastIndexByte(f, '/')+1:]
 		if !triage.IsScratchFile(base) && !strings.HasPrefix(f, "/tmp/") {
 			return true
 		}
 	}
 	return false
+}
+
+// diffHas is a test of whether a path a step names (absolute, or
+// relative to wherever the agent stood) is a file of the final diff, or
+// nil when the trace has no diff.
+func (r *run) diffHas() func(string) bool {
+	if r.tr.Diff == nil {
+		return nil
+	}
+	files := r.diffFiles()
+	return func(p string) bool {
+		p = strings.TrimPrefix(p, "./")
+		for _, f := range files {
+			for _, q := range f.Paths() {
+				if q == p || strings.HasSuffix(p, "/"+q) || strings.HasSuffix(q, "/"+p) {
+					return true
+				}
+			}
+		}
+		return false
+	}
 }
 
 // lastFailingCheck is the last test or run step before end whose result is
@@ -390,20 +420,37 @@ func (r *run) inventedAPI() {
 			if e.Ident == "" || len(e.Ident) < 3 || strings.Contains(prompt, e.Ident) || !inventedSurface(e.Message) {
 				continue
 			}
-			w, ok := written[e.Ident]
-			if !ok {
-				w = -1
-				for j := 0; j < i; j++ {
-					if a.Steps[j].Writes && strings.Contains(string(calls[j].Args), e.Ident) {
-						w = j
-						break
-					}
-				}
-				written[e.Ident] = w
-			}
-			own := w < 0 && strings.Contains(s.Command, e.Ident)
-			if w < 0 && !own {
+			// The agent's own command (an inline script, a flag it typed)
+			// first; else the first earlier edit that wrote the identifier
+			// as a word (keep_lazy does not write lazy).
+			own := containsWord(s.Command, e.Ident)
+			if strings.Contains(e.Message, "is not defined") || strings.Contains(e.Message, "'NoneType' object") {
+				// Code of the agent's that forgot an import, or hit a None:
+				// a bug of its own, not an API it assumed.
 				continue
+			}
+			if definedIn(final, e.Ident) {
+				// The submitted diff defines it (a parameter, a function,
+				// an attribute the fix adds): the agent's own new surface,
+				// called before it existed, not an invention.
+				continue
+			}
+			w := -1
+			if !own {
+				var ok bool
+				if w, ok = written[e.Ident]; !ok {
+					w = -1
+					for j := 0; j < i; j++ {
+						if a.Steps[j].Writes && containsWord(string(calls[j].Args), e.Ident) {
+							w = j
+							break
+						}
+					}
+					written[e.Ident] = w
+				}
+				if w < 0 {
+					continue
+				}
 			}
 			var m string
 			if own {
@@ -429,6 +476,43 @@ func (r *run) inventedAPI() {
 			r.tag(rAssumeAPI, triage.Evidence{Message: "git apply was fed an invented patch format (*** Begin Patch) at " + stepRef(i) + " and refused it", ToolCall: i, Ident: "git apply"})
 		}
 	}
+}
+
+// definedIn reports whether the added lines of a diff define ident: as a
+// function or class, a parameter with a default, an assignment or an
+// annotated name.
+func definedIn(added, ident string) bool {
+	if added == "" || !strings.Contains(added, ident) {
+		return false
+	}
+	for _, p := range []string{"def " + ident, "class " + ident, ident + "=", ident + " =", ident + ":", "." + ident + " =", "fn " + ident, "func " + ident} {
+		if strings.Contains(added, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsWord reports whether s holds w with no identifier character
+// on either side.
+func containsWord(s, w string) bool {
+	for off := 0; ; {
+		i := strings.Index(s[off:], w)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before := i == 0 || !identByte(s[i-1])
+		after := i+len(w) >= len(s) || !identByte(s[i+len(w)])
+		if before && after {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // inventedMarkers are what an error says of a surface that does not

@@ -126,6 +126,12 @@ func TestExplainedReds(t *testing.T) {
 		tr.Scorer = nil
 		v = Classify(nil, Budgets{}, nil, tr)
 		require.Equal(t, triage.DecisionCertain, v.Decision, v.Reason)
+		// README is not in the submitted diff: editing it is not the last
+		// edit of the work, so the failing check is the evidence.
+		require.Contains(t, evidenceText(v), "SCORER_RED by elimination (a red run, a normal stop, no other class): the last failing check is step 2: KeyError: 'x'")
+		tr.ToolCalls[2] = sh("sed -i 's/a/c/' django/utils/html.py", "", 0)
+		v = Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.DecisionCertain, v.Decision, v.Reason)
 		require.Contains(t, evidenceText(v), "nothing was run after the last edit at step 3, and the last check before it (step 2) error: KeyError: 'x'")
 	})
 	t.Run("an abnormal stop stays with people, naming the stop", func(t *testing.T) {

@@ -140,6 +140,12 @@ func stepErrors(out string) []RuntimeError {
 	var errs []RuntimeError
 	var generic []RuntimeError
 	add := func(typ, msg string) {
+		if typ == "Error" {
+			// "Error: AttributeError: x": a wrapper's prefix.
+			if m := pyExcLine.FindStringSubmatch(msg); m != nil && m[2] != "" && excName.MatchString(m[1]) && m[1] != "Error" && m[1] != "error" {
+				typ, msg = m[1], m[2]
+			}
+		}
 		msg = clipLine(msg)
 		e := RuntimeError{Type: clipIdent(typ), Message: msg, Ident: clipIdent(identOf(msg))}
 		if n := len(errs); n > 0 && errs[n-1].Type == e.Type && errs[n-1].Message == e.Message {
