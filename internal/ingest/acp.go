@@ -76,6 +76,9 @@ type acpLine struct {
 	Status     string            `json:"status"`
 	Content    []json.RawMessage `json:"content"`
 	RawInput   json.RawMessage   `json:"raw_input"`
+	// RawInputCamel is ACP's own spelling (rawInput), which some writers
+	// keep: opencode's shell command is there, its title only says "bash".
+	RawInputCamel json.RawMessage `json:"rawInput"`
 	RawOutput  json.RawMessage   `json:"raw_output"`
 	ToolName   string            `json:"tool_name"`
 	StartedAt  string            `json:"started_at"`
@@ -177,10 +180,17 @@ func acpCall(l *acpLine) (triage.ToolCall, []acpBlock) {
 			name = nameOr(l.Kind, "tool")
 		}
 	}
-	c := triage.ToolCall{Name: name, Args: argsJSON(l.RawInput), TS: l.StartedAt}
-	if t := bytes.TrimSpace(c.Args); len(t) == 0 || string(t) == "{}" {
+	in := l.RawInput
+	if t := bytes.TrimSpace(in); len(t) == 0 || string(t) == "{}" || string(t) == "null" {
+		in = l.RawInputCamel
+	}
+	c := triage.ToolCall{Name: name, Args: argsJSON(in), TS: l.StartedAt}
+	if t := bytes.TrimSpace(c.Args); len(t) == 0 || string(t) == "{}" || string(t) == "null" {
 		c.Args = nil
-		if l.Kind == "execute" && l.Title != "" {
+		// ACP titles a shell call with its command line; opencode titles
+		// it with the tool's name ("bash"), which is no command: then the
+		// command is unknown, not "bash".
+		if t := strings.TrimSpace(l.Title); l.Kind == "execute" && t != "" && !placeholderTitles[t] {
 			c.Args = commandArgs(l.Title)
 		}
 	}
@@ -243,6 +253,10 @@ func acpCall(l *acpLine) (triage.ToolCall, []acpBlock) {
 	}
 	return c, diffs
 }
+
+// placeholderTitles are titles an ACP agent gives a shell call that name
+// the tool, not the command.
+var placeholderTitles = map[string]bool{"bash": true, "shell": true, "execute": true, "terminal": true, "run": true, "command": true, "Bash": true, "Shell": true}
 
 // writeSnippetDiff appends a diff block as a git-style section: a new
 // file when there was no old text, else one hunk replacing the old

@@ -332,3 +332,33 @@ func TestTrialAgentLogHeldToInflateLimits(t *testing.T) {
 	_, ok := errors.AsType[*InflateError](err)
 	require.True(t, ok, "want the ratio limit, got %v", err)
 }
+
+// TestACPCommandFromRawInput: opencode titles every shell call "bash" and
+// keeps the command in the call's raw input (rawInput, ACP's spelling, or
+// raw_input); the command is read from there, and a call with neither is
+// left without a command rather than given "bash" as one, so three such
+// calls are not a TOOL_LOOP on nothing.
+func TestACPCommandFromRawInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "acp_trajectory.jsonl")
+	lines := `{"type": "user_message", "text": "fix it"}
+{"type": "tool_call", "tool_call_id": "c1", "kind": "execute", "title": "bash", "status": "completed", "rawInput": {"command": "pytest -q", "description": "run tests"}, "content": [{"type": "content", "content": {"type": "text", "text": "1 failed in 0.1s"}}]}
+{"type": "tool_call", "tool_call_id": "c2", "kind": "execute", "title": "bash", "status": "completed", "raw_input": {"command": "ls src"}, "content": []}
+{"type": "tool_call", "tool_call_id": "c3", "kind": "execute", "title": "bash", "status": "completed", "content": []}
+{"type": "tool_call", "tool_call_id": "c4", "kind": "execute", "title": "bash", "status": "completed", "content": []}
+{"type": "tool_call", "tool_call_id": "c5", "kind": "execute", "title": "bash", "status": "completed", "content": []}
+{"type": "tool_call", "tool_call_id": "c6", "kind": "execute", "title": "git status", "status": "completed", "content": []}
+`
+	require.NoError(t, os.WriteFile(p, []byte(lines), 0o644))
+	tr := onlyTrace(t, decodeWith(t, ACPFormat, p, Options{}))
+	require.Len(t, tr.ToolCalls, 6)
+	require.JSONEq(t, `{"command": "pytest -q", "description": "run tests"}`, string(tr.ToolCalls[0].Args))
+	require.JSONEq(t, `{"command": "ls src"}`, string(tr.ToolCalls[1].Args))
+	require.Nil(t, tr.ToolCalls[2].Args, "a title that only names the tool is no command")
+	require.JSONEq(t, `{"command": "git status"}`, string(tr.ToolCalls[5].Args), "a title that is a command line is the command")
+	a := triage.ReadActivity(tr)
+	require.Equal(t, triage.StepTest, a.Steps[0].Kind)
+	require.Equal(t, triage.ResultFailed, a.Steps[0].Result)
+	require.Equal(t, triage.StepSearch, a.Steps[1].Kind)
+}

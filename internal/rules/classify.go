@@ -356,6 +356,10 @@ func (r *run) toolLoop() {
 			switch {
 			case a.Name != b.Name:
 				havePrev = false
+			case len(a.Args) == 0 && r.tr.Source != "" && r.tr.Source != "jsonl":
+				// A harness that recorded no arguments (an ACP call titled
+				// only "bash"): nothing says the calls were the same.
+				havePrev = false
 			case bytes.Equal(a.Args, b.Args):
 				same = true // and a's key, if kept, is b's
 			default:

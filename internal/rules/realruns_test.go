@@ -255,3 +255,19 @@ func TestPassWeakWithNoDiffReadsTheEdits(t *testing.T) {
 	}
 	require.Contains(t, why, "an edit step does not name its files")
 }
+
+// TestNoLoopOnUnrecordedArguments: three calls of a harness that recorded
+// no arguments (an ACP shell call titled only "bash") and got the same
+// empty output are not a TOOL_LOOP: nothing says they were the same call.
+// A JSONL row of the seed's format keeps the seed's reading.
+func TestNoLoopOnUnrecordedArguments(t *testing.T) {
+	t.Parallel()
+	calls := []triage.ToolCall{{Name: "bash", Output: "(no output)"}, {Name: "bash", Output: "(no output)"}, {Name: "bash", Output: "(no output)"}}
+	tr := harnessRun(false, srcDiff, calls...)
+	tr.Source = "acp"
+	v := Classify(nil, Budgets{}, nil, tr)
+	require.NotEqual(t, triage.ToolLoop, v.Primary)
+	tr.Source = "jsonl"
+	v = Classify(nil, Budgets{}, nil, tr)
+	require.Equal(t, triage.ToolLoop, v.Primary)
+}
