@@ -80,6 +80,57 @@ var realReadings = map[string]reading{
 	"swe-smith/pydantic__pydantic.acb0f10f.pr_8316#0":                        {triage.PassContract, 22, "resolved"},
 }
 
+// whyCase is a run of the open corpus whose "why" a careful reviewer
+// checked step by step (issue 26): the evidence must hold each of want,
+// none of notWant, and the root cause must hold cause. note says what the
+// reviewer saw, with the step that shows it; it is printed in
+// docs/REAL-LOGS.md beside the evidence the rules gave.
+type whyCase struct {
+	key           string
+	want, notWant []string
+	cause         string
+	note          string
+}
+
+var whyCases = []whyCase{
+	{key: "live-gpt5mini/sympy__sympy-13877#0",
+		want:    []string{"git apply was fed an invented patch format (*** Begin Patch) at step 5", "the fix fell short: 1 of 1 FAIL_TO_PASS tests still fail: test_determinant"},
+		notWant: []string{"nothing was run after the last edit"},
+		cause:   "FAIL_TO_PASS tests still fail",
+		note:    "step 5: git apply refuses an invented patch format (ASSUME_API, secondary: the agent switched to sed -i at step 8); step 9 ran an inline python check after that edit, so 'nothing was run after the last edit' (rules v4) was false; what remained broken is test_determinant"},
+	{key: "live-gpt5mini/django__django-14631#0",
+		want:    []string{"the fix fell short: 2 of 2 FAIL_TO_PASS tests still fail"},
+		notWant: []string{"tests failed at step 13", "tests failed at step 12", "nothing was run after the last edit"},
+		cause:   "FAIL_TO_PASS tests still fail",
+		note:    "step 12: pytest: command not found (not run); step 13: the unittest run stopped in setUpClass on ImproperlyConfigured (an error, no test ran), which rules v4 called 'tests failed'; step 18 rewrote forms.py and checked it in the same script (ALL_TESTS_OK), so its own check passed and the scorer's tests still failed"},
+	{key: "gemini3pro/django__django-11276#0",
+		want:    []string{"submitted after the project's tests errored at step 27", "23 of 26 FAIL_TO_PASS tests still fail"},
+		notWant: []string{"tests failed at step 27", "nothing was run after the last edit"},
+		cause:   "FAIL_TO_PASS tests still fail",
+		note:    "step 27: 15 passed and one UnicodeDecodeError, the locale error already there at step 21 after the agent reverted its change; the cause is in the diff (.replace('&#x27;', '&#39;') undoes the new escaping the FAIL_TO_PASS tests expect), which triage does not point at: it names the scorer's failing tests; step 30 only deletes the reproducers"},
+	{key: "python-to-rust-port/c7d3d95c-57f0-4359-8f4b-926a9bef5a3f#0",
+		want:  []string{"the scorer's check \"'just check' passes\" runs Justfile, which the agent modified"},
+		cause: "PASS_WEAK",
+		note:  "the post-conditions pass, but their only check is 'just check', a Justfile recipe the agent rewrote (step 25) that runs cargo llvm-cov over the tests the agent wrote (steps 7-17): PASS_WEAK, not PASS_CONTRACT"},
+	{key: "live-gpt5mini/django__django-16429#0",
+		want:  []string{"the tests never ran: bash: line 1: pytest: command not found (step 6)", "no fix was submitted"},
+		cause: "no fix was submitted",
+		note:  "step 5 committed the fix, so git diff --cached at step 17 submitted only the scratch settings and test files; step 6 could not start pytest and no test ran after"},
+	{key: "gemini3pro/astropy__astropy-7606#0",
+		want:    []string{"a regression: 1 existing test (PASS_TO_PASS) now fails"},
+		notWant: []string{"nothing was run after the last edit"},
+		cause:   "PASS_TO_PASS",
+		note:    "the last change to the submitted file was checked by steps 19-27; step 28 only deletes the agent's scratch scripts"},
+	{key: "swe-smith/pandas-dev__pandas.95280573.pr_53652#0",
+		want:  []string{"AttributeError at step 30 on '_with_freq'", "corrected by step 32"},
+		cause: "PASS_CONTRACT",
+		note:  "step 29 wrote a call to Index._with_freq, which does not exist (step 30); step 31 replaced it and step 32 ran clean: ASSUME_API, secondary"},
+	{key: "live-gpt5mini/django__django-11276#0",
+		want:  []string{"ImportError at step 14 on 'lazy', which the agent's own command used"},
+		cause: "FAIL_TO_PASS tests still fail",
+		note:  "step 14's check script imports lazy from django.utils.safestring, where it is not; rules v4 said the agent wrote it at step 4 (which writes keep_lazy)"},
+}
+
 // inspectReadings: Inspect QA samples carry their score (C or I) and no
 // tool calls; a sample scored C passed, I failed with no other class
 // possible. The 2025-02-11 popularity log holds no scores.
@@ -218,7 +269,7 @@ func TestRealLogs(t *testing.T) {
 		"%d of the decidable runs are Inspect answer-only samples whose reading follows their score; without them the readings decide %d, the rules decided %d (%.0f %%), %d with the reading's label.**",
 		len(rows), decidable, decided, 100*decidedShare, right, 100*precision,
 		scored.decidable, decidable-scored.decidable, decided-scored.decided, 100*float64(decided-scored.decided)/float64(max(decidable-scored.decidable, 1)), right-scored.right)
-	doc := renderRealLogs(rows, headline, sum.Skipped, sum.Warnings)
+	doc := renderRealLogs(rows, headline, sum.Skipped, sum.Warnings) + checkWhyCases(t, c) + checkAnnotatedSteps(t, c)
 	path := filepath.Join(shareddata.Root(t), "docs", "REAL-LOGS.md")
 	if os.Getenv("TRIAGE_WRITE_REAL_LOGS") == "1" {
 		require.NoError(t, os.WriteFile(path, []byte(doc), 0o644))
@@ -227,6 +278,117 @@ func TestRealLogs(t *testing.T) {
 	have, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, doc, string(have), "docs/REAL-LOGS.md is stale: regenerate it with TRIAGE_WRITE_REAL_LOGS=1 go test ./cmd/triage -run TestRealLogs")
+}
+
+// checkWhyCases holds each whyCase's evidence and root cause to the
+// reviewer's, and renders them for docs/REAL-LOGS.md.
+func checkWhyCases(t *testing.T, c *cli) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("\n## The why, run by run\n\nRuns whose evidence a reviewer checked step by step against `triage steps` and the raw log " +
+		"(issue 26). The test fails when an evidence line the reviewer needs is missing, when one the log contradicts comes back, or when the " +
+		"root cause names something else.\n")
+	for _, w := range whyCases {
+		code, out, errOut := c.run("", "rules", "explain", "--json", w.key)
+		require.Equal(t, exitOK, code, errOut)
+		var ex struct {
+			Verdict triage.Verdict `json:"verdict"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &ex), out)
+		v := ex.Verdict
+		var ev []string
+		for _, e := range v.Evidence {
+			ev = append(ev, e.Rule+": "+e.Message)
+		}
+		all := strings.Join(ev, "\n")
+		for _, x := range w.want {
+			require.Contains(t, all, x, "%s: evidence", w.key)
+		}
+		for _, x := range w.notWant {
+			require.NotContains(t, all, x, "%s: evidence the log contradicts", w.key)
+		}
+		cause := triage.RootCause(&v)
+		require.Contains(t, cause, w.cause, "%s: root cause", w.key)
+		verdict := v.Primary
+		if len(v.Secondary) > 0 {
+			verdict += " +" + strings.Join(v.Secondary, ",")
+		}
+		fmt.Fprintf(&b, "\n### %s\n\n%s, %s. Reviewer: %s.\n\n", w.key, verdict, v.Decision, w.note)
+		for _, e := range ev {
+			if strings.Contains(e, "no other class fits") {
+				continue
+			}
+			fmt.Fprintf(&b, "- %s\n", strings.ReplaceAll(e, "\n", " "))
+		}
+		fmt.Fprintf(&b, "- root cause: %s\n", cause)
+	}
+	return b.String()
+}
+
+// checkAnnotatedSteps measures `triage steps` against the hand-annotated
+// real steps of testdata/steps (DESIGN §8): the share whose kind, and whose
+// result, the reader gives as the reviewer did. Issue 26 asks 90 % and
+// 85 %; the test holds the figures reached so they cannot slip back.
+func checkAnnotatedSteps(t *testing.T, c *cli) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("\n## Steps read against people\n\nEvery tool call of 37 runs, read blind by two reviewers from the decoded calls and DESIGN §8 " +
+		"(testdata/steps; its README says how). Set b was held out: measured before its misses were looked at, the reader gave its kind " +
+		"on 95.4 % of its steps and its result on 96.3 %; it has been tuned on both sets since, so the figures below are not held-out ones.\n\n" +
+		"| set | steps | kind right | result right |\n|---|---|---|---|\n")
+	cache := map[string][]stepJSON{}
+	var after strings.Builder
+	for _, set := range []struct {
+		name string
+		min  [2]float64
+	}{{"real-steps-a.tsv", [2]float64{0.97, 0.95}}, {"real-steps-b.tsv", [2]float64{0.97, 0.95}}} {
+		f, err := os.ReadFile(filepath.Join(shareddata.Root(t), "testdata", "steps", set.name))
+		require.NoError(t, err)
+		n, kinds, results := 0, 0, 0
+		var misses []string
+		for i, line := range strings.Split(strings.TrimSpace(string(f)), "\n") {
+			if i == 0 {
+				continue // header
+			}
+			col := strings.Split(line, "\t")
+			require.GreaterOrEqual(t, len(col), 4, "%s line %d", set.name, i+1)
+			steps, ok := cache[col[0]]
+			if !ok {
+				code, out, errOut := c.run("", "steps", "--json", col[0])
+				require.Equal(t, exitOK, code, errOut)
+				require.NoError(t, json.Unmarshal([]byte(out), &steps))
+				cache[col[0]] = steps
+			}
+			var idx int
+			_, err := fmt.Sscan(col[1], &idx)
+			require.NoError(t, err)
+			require.Less(t, idx, len(steps), "%s line %d: %s has %d steps", set.name, i+1, col[0], len(steps))
+			st := steps[idx]
+			n++
+			if st.Kind == col[2] {
+				kinds++
+			} else {
+				misses = append(misses, fmt.Sprintf("%s step %d: kind %s, reviewer %s", col[0], idx+1, st.Kind, col[2]))
+			}
+			if st.Result == col[3] {
+				results++
+			} else {
+				misses = append(misses, fmt.Sprintf("%s step %d: result %s, reviewer %s", col[0], idx+1, st.Result, col[3]))
+			}
+		}
+		kr, rr := float64(kinds)/float64(n), float64(results)/float64(n)
+		t.Logf("%s: %d steps, kind %.1f%%, result %.1f%%", set.name, n, 100*kr, 100*rr)
+		require.GreaterOrEqual(t, kr, set.min[0], "%s: kinds; misses:\n%s", set.name, strings.Join(misses, "\n"))
+		require.GreaterOrEqual(t, rr, set.min[1], "%s: results; misses:\n%s", set.name, strings.Join(misses, "\n"))
+		fmt.Fprintf(&b, "| %s | %d | %d (%.1f %%) | %d (%.1f %%) |\n", set.name, n, kinds, 100*kr, results, 100*rr)
+		if len(misses) > 0 {
+			fmt.Fprintf(&after, "\nWhere %s and the reader differ:\n\n", set.name)
+			for _, x := range misses {
+				fmt.Fprintf(&after, "- %s\n", x)
+			}
+		}
+	}
+	return b.String() + after.String()
 }
 
 // realFields names the fields a decoder found in a trace, from `show`.

@@ -119,7 +119,7 @@ func identOf(msg string) string {
 
 // errorMarkers are substrings an output must hold for stepErrors to find
 // anything: most outputs hold none, and are not scanned line by line.
-var errorMarkers = [...]string{"rror", "xception", "Traceback", "panic", "not found", "Permission denied", "No such file", "FAIL", "fatal", "Fault", "Exit", "Interrupt", "StopIteration", "e: ", "undefined", ".go:", "cannot find"}
+var errorMarkers = [...]string{"rror", "xception", "Traceback", "panic", "not found", "Permission denied", "No such file", "FAIL", "fatal", "Fault", "Exit", "Interrupt", "StopIteration", "e: ", "undefined", ".go:", "cannot find", "Is a directory"}
 
 func mayHaveErrors(out string) bool {
 	for _, m := range errorMarkers {
@@ -262,6 +262,10 @@ func stepErrors(out string) []RuntimeError {
 				errs[len(errs)-1].Ident = clipIdent(m[1])
 				continue
 			}
+		}
+		if strings.HasSuffix(stripped, ": Is a directory") {
+			add("is a directory", stripped)
+			continue
 		}
 		if strings.HasSuffix(stripped, "No such file or directory") && !strings.Contains(stripped, "Errno") {
 			if m := noSuchFile.FindStringSubmatch(stripped); m != nil {

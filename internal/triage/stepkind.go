@@ -17,6 +17,8 @@ type segment struct {
 	runner string
 	files  []string
 	writes bool
+	// checked: a script that writes and then checks what it wrote.
+	checked bool
 	// op and piped are the shell joints around it (shellCmd).
 	op    string
 	piped bool
@@ -211,6 +213,9 @@ func classifyCmd(c *shellCmd) segment {
 	args := argv[1:]
 	s.kind, s.runner = progKind(prog, argv[0], args, c)
 	switch {
+	case s.kind == StepEdit && prog == "rm" && onlyBuildDirs(args):
+		// rm -rf build before make: clearing outputs, not changing work.
+		s.kind = StepOther
 	case s.kind == StepEdit:
 		s.writes = true
 		s.files = append(s.files, editTargets(prog, args)...)
@@ -223,17 +228,44 @@ func classifyCmd(c *shellCmd) segment {
 			s.files, s.writes = fs, true
 		}
 	case s.kind == StepRun && c.hasHeredoc && scriptWrites(c.heredoc):
-		// An inline script that rewrites files is an edit (DESIGN §8).
-		s.kind, s.writes = StepEdit, true
-		s.files = scriptTargets(c.heredoc)
+		// An inline script that rewrites files is an edit (DESIGN §8),
+		// unless it goes on to check what it wrote (a run that writes).
+		s.writes, s.files = true, scriptTargets(c.heredoc)
+		if !checksAfterWrite(c.heredoc) {
+			s.kind = StepEdit
+		} else {
+			s.checked = true
+		}
 	case s.kind == StepRun && inlineCode(prog, args) != "" && scriptWrites(inlineCode(prog, args)):
-		s.kind, s.writes = StepEdit, true
-		s.files = scriptTargets(inlineCode(prog, args))
+		code := inlineCode(prog, args)
+		s.writes, s.files = true, scriptTargets(code)
+		if !checksAfterWrite(code) {
+			s.kind = StepEdit
+		} else {
+			s.checked = true
+		}
 	}
 	if len(s.files) > maxStepFiles {
 		s.files = s.files[:maxStepFiles]
 	}
 	return s
+}
+
+// buildDirs are outputs and caches a command may clear before building.
+var buildDirs = map[string]bool{"build": true, "dist": true, "target": true, "out": true, "__pycache__": true, ".pytest_cache": true,
+	"node_modules": true, ".mypy_cache": true, ".tox": true, "cmake-build-debug": true, ".cache": true, "bin": true, "obj": true}
+
+func onlyBuildDirs(args []string) bool {
+	ops := nonOptions(args)
+	if len(ops) == 0 {
+		return false
+	}
+	for _, o := range ops {
+		if !buildDirs[path.Base(strings.TrimRight(o, "/"))] && !strings.HasSuffix(o, ".egg-info") {
+			return false
+		}
+	}
+	return true
 }
 
 // maxStepFiles bounds the files kept of one step.
@@ -265,6 +297,44 @@ var (
 	// scriptPath is a quoted path-like literal in a script.
 	scriptPath = regexp.MustCompile(`['"]([\w./-]+\.(?:py|pyi|js|ts|tsx|jsx|go|rs|rb|java|scala|kt|c|h|cc|cpp|hpp|php|json|toml|yaml|yml|cfg|ini|txt|md|rst|html|css|sh))['"]`)
 )
+
+// checksAfterWrite reports whether an inline script, after its last
+// write, goes on to check the work: an assert, a test run, or importing
+// and calling the code it patched (the annotated real logs read such a
+// script as a run that writes, not as an edit).
+func checksAfterWrite(code string) bool {
+	locs := scriptWrite.FindAllStringIndex(code, -1)
+	if len(locs) == 0 {
+		return false
+	}
+	rest := code[locs[len(locs)-1][1]:]
+	return strings.Contains(rest, "assert ") || strings.Contains(rest, "subprocess") || strings.Contains(rest, "unittest") ||
+		strings.Contains(rest, "pytest") || strings.Contains(rest, "\nimport ") || strings.Contains(rest, "\nfrom ") || strings.Contains(rest, "sys.exit(")
+}
+
+// agentSkills are OpenHands' agentskills, called from its IPython tool.
+var agentSkills = map[string]StepKind{
+	"open_file": StepRead, "goto_line": StepRead, "scroll_down": StepRead, "scroll_up": StepRead,
+	"search_dir": StepSearch, "search_file": StepSearch, "find_file": StepSearch,
+	"edit_file_by_replace": StepEdit, "insert_content_at_line": StepEdit, "append_file": StepEdit, "create_file": StepEdit, "edit_file": StepEdit,
+}
+
+// agentSkill reads code that is one agentskills call.
+func agentSkill(code string) (StepKind, bool) {
+	t := strings.TrimSpace(code)
+	if strings.HasPrefix(t, "{") {
+		// The tool's arguments as JSON: {"code": "open_file(…)"}.
+		if i := strings.Index(t, `"code"`); i >= 0 {
+			t = strings.TrimLeft(t[i+len(`"code"`):], ` :"`)
+		}
+	}
+	p := strings.IndexByte(t, '(')
+	if p <= 0 {
+		return 0, false
+	}
+	k, ok := agentSkills[strings.TrimSpace(t[:p])]
+	return k, ok
+}
 
 func scriptWrites(code string) bool {
 	return strings.ContainsAny(code, "(") && scriptWrite.MatchString(code)
@@ -309,7 +379,7 @@ func editTargets(prog string, args []string) []string {
 		if len(ops) > 0 {
 			ops = ops[len(ops)-1:]
 		}
-	case "patch", "git", "apply_patch", "applypatch", "ed", "ex", "awk", "gawk", "dd", "unzip", "tar":
+	case "patch", "git", "apply_patch", "applypatch", "ed", "ex", "awk", "gawk", "dd", "unzip", "tar", "cargo":
 		return nil
 	}
 	return ops
@@ -352,6 +422,8 @@ func progKind(prog, word string, args []string, c *shellCmd) (StepKind, string) 
 			return StepRun, "cargo run"
 		case "install", "add", "fetch", "update":
 			return StepInstall, "cargo " + sub
+		case "init", "new":
+			return StepEdit, "cargo " + sub
 		}
 		return StepOther, ""
 	case "npm", "yarn", "pnpm", "bun":
@@ -435,9 +507,16 @@ func progKind(prog, word string, args []string, c *shellCmd) (StepKind, string) 
 		}
 		return StepBuild, prog
 	case "make", "gmake", "just", "task", "ninja":
+		if hasArg(args, "-n") || hasArg(args, "--dry-run") || hasArg(args, "--just-print") {
+			return StepOther, "" // prints the recipe, runs nothing
+		}
 		for _, a := range args {
 			if isTestTarget(a) {
 				return StepTest, prog + " " + a
+			}
+			switch a {
+			case "lint", "format", "fmt", "typecheck", "clippy", "check-format", "vet", "build", "compile":
+				return StepBuild, prog + " " + a
 			}
 		}
 		if prog == "just" || prog == "task" {
@@ -476,6 +555,8 @@ func progKind(prog, word string, args []string, c *shellCmd) (StepKind, string) 
 			return StepOther, ""
 		}
 		return StepRun, prog
+	case "apt-cache", "apt-file", "dpkg-query":
+		return StepSearch, ""
 	case "pip", "pip3", "pipx", "apt", "apt-get", "apk", "yum", "dnf", "brew", "gem", "bundle", "conda", "mamba", "micromamba", "easy_install", "poetry", "uv", "pdm", "npm-install", "cpanm", "port", "choco", "rustup", "sdk", "nvm", "pyenv", "asdf":
 		switch sub {
 		case "list", "show", "freeze", "search", "info", "--version", "-V", "check", "config", "env", "--help", "help":
@@ -590,8 +671,13 @@ func isTestTarget(a string) bool {
 func isTestScript(p string) bool {
 	b := strings.ToLower(path.Base(p))
 	b = strings.TrimSuffix(b, path.Ext(b))
-	return b == "test" || b == "tests" || b == "runtests" || b == "run_tests" || b == "run-tests" || b == "run_test" || b == "test_all" ||
-		strings.HasPrefix(b, "run_tests") || strings.HasPrefix(b, "run-tests") || b == "check" || b == "ci"
+	if b == "test" || b == "tests" || b == "check" || b == "ci" {
+		// ./test alone is as often the agent's compiled program; a script
+		// named so (test.sh, tests.py) is the project's tests.
+		return path.Ext(p) != ""
+	}
+	return b == "runtests" || b == "run_tests" || b == "run-tests" || b == "run_test" || b == "test_all" ||
+		strings.HasPrefix(b, "run_tests") || strings.HasPrefix(b, "run-tests")
 }
 
 // isTestFileName: a file of tests by the usual conventions.
@@ -635,7 +721,7 @@ func pythonKind(prog string, args []string, c *shellCmd) (StepKind, string) {
 					return StepTest, "runtests"
 				}
 				return StepRun, "python"
-			case "http.server", "json.tool", "this", "site", "sysconfig", "platform":
+			case "json.tool", "this", "site", "sysconfig", "platform":
 				return StepOther, ""
 			}
 			return StepRun, "python"

@@ -434,7 +434,7 @@ func notRunWhy(out string, exit *int, prog, runner string, errs []RuntimeError) 
 func timeoutWhy(out, callErr string, exit *int, timeoutWrapper bool) string {
 	for _, s := range [...]string{callErr, tailOf(out, 4096)} {
 		l := strings.ToLower(s)
-		for _, m := range [...]string{"timed out and has been killed", "command timed out", "execution timed out", "timed out after", "timeout expired", "exceeded the timeout", "killed by timeout", "operation timed out", "the command took too long", "[command timed out", "timeout: the monitored command dumped core", "timeouterror: ", "hit the time limit"} {
+		for _, m := range [...]string{"timed out and has been killed", "command timed out", "execution timed out", "timed out after", "timeout expired", "exceeded the timeout", "killed by timeout", "operation timed out", "the command took too long", "[command timed out", "timeout: the monitored command dumped core", "timeouterror: ", "hit the time limit", "the command had not finished", "command is still running", "no output for"} {
 			if i := strings.Index(l, m); i >= 0 {
 				return clipLine(s[max(0, i-40):])
 			}

@@ -161,7 +161,7 @@ func readStep(c *ToolCall) Step {
 	parsed := true
 	words := strings.Fields(cmd)
 	switch {
-	case submitTools[name] || name == "succeed":
+	case submitTools[name]:
 		s.Kind = StepSubmit
 	case editorTools[name]:
 		// str_replace_editor and its kin: the command is the sub-action,
@@ -172,6 +172,17 @@ func readStep(c *ToolCall) Step {
 			action = words[1]
 			if len(words) >= 3 && file == "" {
 				file = words[2]
+			}
+		}
+		if action == "" {
+			// OpenHands' editor may keep the sub-action only inside its
+			// translated code, or not at all: what it wrote tells.
+			raw := string(c.Args)
+			switch {
+			case strings.Contains(raw, `'command': 'create'`) || strings.Contains(raw, `'command': 'str_replace'`) || strings.Contains(raw, `'command': 'insert'`):
+				action = "create"
+			case strings.Contains(raw, `"new_str"`) || strings.Contains(raw, `"file_text"`) || strings.HasPrefix(c.Output, "--- ") && strings.Contains(c.Output, "\n+++ "):
+				action = "create"
 			}
 		}
 		switch action {
@@ -199,8 +210,19 @@ func readStep(c *ToolCall) Step {
 	case pythonTools[name]:
 		code := firstNonEmpty(cmd, args.str(argInput), string(c.Args))
 		s.Kind, s.Runner = StepRun, "python"
+		if k, ok := agentSkill(code); ok {
+			// OpenHands' agentskills: open_file(…), edit_file_by_replace(…).
+			s.Kind, s.Runner = k, ""
+			s.Writes = k == StepEdit
+			break
+		}
 		if scriptWrites(code) {
-			s.Kind, s.Writes, s.Files = StepEdit, true, scriptTargets(code)
+			s.Writes, s.Files = true, scriptTargets(code)
+			if !checksAfterWrite(code) {
+				s.Kind = StepEdit
+			} else {
+				s.CheckedWrite = true
+			}
 		}
 		segs = []segment{{kind: s.Kind, runner: "python", prog: "python"}}
 		main = 0
@@ -260,6 +282,9 @@ func combineSegments(segs []segment, s *Step) (StepKind, int) {
 		if g.kind == StepTest || g.kind == StepRun {
 			lastCheck = i
 		}
+		if g.checked {
+			lastCheck = i + 1 // the script checked its own write
+		}
 		if g.piped && (g.kind == StepRead || g.kind == StepSearch || g.kind == StepOther) {
 			continue // | tail -5, | grep x, | head
 		}
@@ -315,6 +340,10 @@ func stepResult(c *ToolCall, s *Step, segs []segment, main int) (Result, string)
 	}
 	if s.Kind == StepSubmit {
 		return ResultNone, ""
+	}
+	if main < 0 && (strings.Contains(out, "requested permissions to") || strings.Contains(out, "haven't granted it yet") || strings.Contains(c.Error, "permission denied by the user")) {
+		// Claude Code's tool did not run: the user had not allowed it.
+		return ResultNotRun, clipLine(out)
 	}
 	if why := notRunWhy(out, c.ExitCode, prog, runner, s.Errors); why != "" {
 		switch s.Kind {
@@ -377,6 +406,11 @@ func testResult(c *ToolCall, s *Step, exit *int) (Result, string) {
 	case sum.noTests != "":
 		return ResultNotRun, "no tests ran: " + sum.noTests
 	}
+	if s.Runner == "python" || s.Runner == "script" || s.Runner == "ruby" {
+		// A test file or script run directly, printing no runner summary:
+		// read as a script.
+		return runResult(c, s, exit)
+	}
 	if e := lastError(s.Errors); e != "" {
 		if s.Errors[len(s.Errors)-1].Type == "AssertionError" {
 			return ResultFailed, e
@@ -415,10 +449,19 @@ func runResult(c *ToolCall, s *Step, exit *int) (Result, string) {
 		if s.Errors[len(s.Errors)-1].Type == "AssertionError" {
 			return ResultFailed, e
 		}
+		if (exit == nil || *exit == 0) && !strings.Contains(c.Output, "Traceback (most recent call last)") {
+			// The script caught the exception and printed it: it ran to
+			// its end and reported a failure (a reproducer showing the
+			// bug), it did not crash.
+			return ResultFailed, "reported " + e
+		}
 		return ResultError, e
 	}
 	if exit != nil {
 		if *exit == 0 {
+			if saysFailed(c.Output) {
+				return ResultFailed, "the script reported a failure: " + clipLine(failedLine(c.Output))
+			}
 			return ResultPassed, "exit code 0"
 		}
 		return ResultFailed, "exit code " + strconv.Itoa(*exit)
@@ -429,7 +472,29 @@ func runResult(c *ToolCall, s *Step, exit *int) (Result, string) {
 	if strings.TrimSpace(c.Output) == "" {
 		return ResultUnknown, ""
 	}
+	if saysFailed(c.Output) {
+		return ResultFailed, "the script reported a failure: " + clipLine(failedLine(c.Output))
+	}
 	return ResultPassed, ""
+}
+
+// saysFailed: a script of the agent's printed that its check failed
+// ("FAIL: thresholds > 1", "Crashed: …", "An error occurred").
+func saysFailed(out string) bool { return failedLine(out) != "" }
+
+// failedLine is the last line of out that reports a failure, or "".
+func failedLine(out string) string {
+	t := tailOf(out, 16<<10)
+	found := ""
+	for line := range strings.SplitSeq(t, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "✗") || strings.HasPrefix(l, "❌") || strings.Contains(l, " FAIL:") || strings.HasPrefix(l, "Crashed") || strings.HasPrefix(l, "An error occurred") ||
+			strings.HasPrefix(l, "BUG") || strings.Contains(l, "Bug reproduced") || strings.Contains(l, "bug reproduced") ||
+			strings.HasPrefix(l, "MISMATCH") || strings.HasPrefix(l, "Mismatch") || strings.HasPrefix(l, "ERROR:") || strings.HasPrefix(l, "Error:") {
+			found = l
+		}
+	}
+	return found
 }
 
 // plainFailure: a read, edit, search or other command that failed, by
@@ -460,18 +525,24 @@ func plainFailure(c *ToolCall, s *Step, exit *int, tool bool) (bool, string) {
 		}
 		return true, "exit code " + strconv.Itoa(*exit)
 	}
-	out := strings.TrimSpace(tailOf(c.Output, 2048))
 	if (s.Kind == StepEdit || s.Kind == StepRead) && tool {
-		// Editor tools report a refused edit in their output.
-		for _, m := range [...]string{"No replacement was performed", "did not appear verbatim", "ERROR:", "Error:", "Invalid `path`", "does not exist. Please provide", "is not a valid", "cannot edit", "String to replace not found", "old_string not found", "Failed to apply", "patch does not apply", "unrecognized input", "error: "} {
-			if i := strings.Index(out, m); i >= 0 && i < 400 {
+		// Editor tools report a refused edit at the start of their output
+		// (a lint hint further down is not a refusal).
+		out := strings.TrimSpace(c.Output)
+		if len(out) > 400 {
+			out = out[:400]
+		}
+		for _, m := range [...]string{"No replacement was performed", "did not appear verbatim", "ERROR:", "Error:", "Invalid `path`", "does not exist. Please provide", "is not a valid", "cannot edit", "String to replace not found", "old_string not found", "Failed to apply", "patch does not apply", "unrecognized input", "No exact match found", "introduced new syntax error", "[Error"} {
+			if i := strings.Index(out, m); i >= 0 {
 				return true, clipLine(out[i:])
 			}
 		}
 	}
-	if exit == nil && len(s.Errors) > 0 && (s.Kind == StepEdit || s.Kind == StepRead || s.Kind == StepVCS || s.Kind == StepInstall) {
+	if !tool && len(s.Errors) > 0 && (s.Kind == StepEdit || s.Kind == StepRead || s.Kind == StepSearch || s.Kind == StepVCS || s.Kind == StepInstall) {
+		// A shell read or search that failed, even behind || true:
+		// ls: cannot access 'x': No such file or directory.
 		e := s.Errors[len(s.Errors)-1]
-		if e.Type == "no such file" || e.Type == "fatal" || e.Type == "error" || e.Type == "permission denied" {
+		if e.Type == "no such file" || e.Type == "fatal" || e.Type == "error" || e.Type == "permission denied" || e.Type == "is a directory" {
 			return true, e.Type + ": " + e.Message
 		}
 	}
