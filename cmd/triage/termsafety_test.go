@@ -226,6 +226,8 @@ func TestTextCommandsKeepHostileTextInert(t *testing.T) {
 		{args: []string{"traces", "--run", f.runB}, ok: true},
 		{args: []string{"rules", "explain", keys[0]}, ok: true},
 		{args: []string{"rules", "explain", "--json", keys[0]}, json: true, ok: true},
+		{args: []string{"steps", keys[0]}, ok: true},
+		{args: []string{"steps", "--json", keys[0]}, json: true, ok: true},
 		{args: []string{"rules", "explain", f.runA + "/nope" + hostileName + "#0"}},
 		{args: []string{"rules", "check"}, ok: true},
 		{args: []string{"rules", "check", "--json"}, json: true, ok: true},

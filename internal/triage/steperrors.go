@@ -160,6 +160,11 @@ func stepErrors(out string) []RuntimeError {
 		if line == "" {
 			continue
 		}
+		if !inTraceback && strings.IndexByte(line, ':') < 0 && !strings.HasSuffix(line, "not found") && !strings.Contains(line, "panicked") {
+			// Every diagnostic outside a traceback's frames has a colon
+			// ("Type: message", "file:line: error", "sh: x: not found").
+			continue
+		}
 		if strings.HasPrefix(line, "Traceback (most recent call last)") {
 			inTraceback, sawFrame = true, false
 			continue

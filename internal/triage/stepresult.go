@@ -124,6 +124,9 @@ func testSummary(out string) summaryScan {
 			continue
 		}
 		t := strings.TrimSpace(line)
+		if !summaryLine(t) {
+			continue
+		}
 		switch {
 		case strings.Contains(t, "passed") || strings.Contains(t, "failed") || strings.Contains(t, "error") || strings.Contains(t, "no tests ran"):
 			if m := pytestSum.FindStringSubmatch(t); m != nil && (strings.HasPrefix(t, "=") || strings.Contains(t, " in ")) {
@@ -361,6 +364,22 @@ func testSummary(out string) summaryScan {
 	return s
 }
 
+// summaryLine is a necessary condition for a line to be a summary or a
+// failing test's line: a digit (counts), or one of the words runners
+// print without one. Most lines of an output are neither, and skip the
+// patterns.
+func summaryLine(t string) bool {
+	if strings.IndexAny(t, "0123456789") >= 0 {
+		return true
+	}
+	for _, w := range [...]string{"OK", "FAIL", "ERROR", "●", "passed", "not ok", "PASS", "failed", "no tests", "---"} {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // countsOf reads "1 failed, 3 passed, 4 total" or "1 failed | 3 passed".
 func countsOf(s string, failing []string) TestCounts {
 	c := TestCounts{Failing: failing}
@@ -403,9 +422,10 @@ func notRunWhy(out string, exit *int, prog, runner string, errs []RuntimeError) 
 			}
 		}
 	}
+	// A command that could not start says so at once: its first lines.
 	h := out
-	if len(h) > outHead {
-		h = h[:outHead]
+	if len(h) > 8<<10 {
+		h = h[:8<<10]
 	}
 	for _, m := range [...]string{"No module named pytest", "No module named 'pytest'", "No module named nose", "No module named 'nose'", "No module named tox"} {
 		if strings.Contains(h, m) && (runner == "pytest" || runner == "tox" || runner == "") {

@@ -253,7 +253,13 @@ func readStep(c *ToolCall) Step {
 		s.Kind, main = combineSegments(segs, &s)
 	}
 	s.Errors = nil
-	if s.Kind != StepSubmit {
+	switch s.Kind {
+	case StepSubmit:
+	case StepRead, StepSearch, StepVCS, StepEdit:
+		// What a read shows is the file, not errors of the step: only its
+		// edges can say the command failed (No such file, fatal: …).
+		s.Errors = stepErrors(edges(c.Output))
+	default:
 		s.Errors = stepErrors(c.Output)
 	}
 	s.Result, s.Summary = stepResult(c, &s, segs, main)
@@ -547,6 +553,18 @@ func plainFailure(c *ToolCall, s *Step, exit *int, tool bool) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// edgeBytes is how much of each end of a read's output is scanned.
+const edgeBytes = 2 << 10
+
+// edges is the head and tail of out, where a read or search says it
+// failed.
+func edges(out string) string {
+	if len(out) <= 2*edgeBytes {
+		return out
+	}
+	return out[:edgeBytes] + "\n" + out[len(out)-edgeBytes:]
 }
 
 // lastError is the last error's line ("KeyError: 'x'"), or "".
