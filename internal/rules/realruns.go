@@ -149,10 +149,10 @@ func (r *run) explainRuns() {
 		st := &a.Steps[lastTest]
 		switch st.Result {
 		case triage.ResultFailed:
-			explain(triage.Evidence{Message: "submitted after the project's tests failed at " + stepRef(lastTest) + ": " + clip(st.Summary), ToolCall: lastTest})
+			explain(r.pointAtDiff(triage.Evidence{Message: "submitted after the project's tests failed at " + stepRef(lastTest) + ": " + clip(st.Summary), ToolCall: lastTest}))
 			return
 		case triage.ResultError:
-			explain(triage.Evidence{Message: "submitted after the project's tests errored at " + stepRef(lastTest) + ": " + clip(st.Summary), ToolCall: lastTest})
+			explain(r.pointAtDiff(triage.Evidence{Message: "submitted after the project's tests errored at " + stepRef(lastTest) + ": " + clip(st.Summary), ToolCall: lastTest}))
 			return
 		}
 	}
@@ -219,6 +219,28 @@ func (r *run) diffHas() func(string) bool {
 		}
 		return false
 	}
+}
+
+// pointAtDiff adds to evidence about a failing step the part of the
+// submitted diff its output points at: the last traceback frame or
+// diagnostic in a file the diff changes.
+func (r *run) pointAtDiff(e triage.Evidence) triage.Evidence {
+	if e.ToolCall < 0 || e.ToolCall >= len(r.tr.ToolCalls) {
+		return e
+	}
+	files := r.diffFiles()
+	if len(files) == 0 {
+		return e
+	}
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		paths = append(paths, f.Path())
+	}
+	if f, n := triage.LastFrameIn(r.tr.ToolCalls[e.ToolCall].Output, paths); f != "" {
+		e.File, e.Line = clip(f), n
+		e.Message += msg("; it points at ", clip(f), ":", n, ", which the diff changes")
+	}
+	return e
 }
 
 // lastFailingCheck is the last test or run step before end whose result is
@@ -289,7 +311,7 @@ func (r *run) eliminate() {
 	const by = "SCORER_RED by elimination (a red run, a normal stop, no other class): "
 	a := r.activity()
 	if i := lastFailingCheck(a, a.Submit); i >= 0 {
-		r.add(rScorerRed, triage.Evidence{Message: by + "the last failing check is " + stepRef(i) + ": " + clip(a.Steps[i].Summary), ToolCall: i})
+		r.add(rScorerRed, r.pointAtDiff(triage.Evidence{Message: by + "the last failing check is " + stepRef(i) + ": " + clip(a.Steps[i].Summary), ToolCall: i}))
 		r.explained = true
 		return
 	}

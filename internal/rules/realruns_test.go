@@ -271,3 +271,20 @@ func TestNoLoopOnUnrecordedArguments(t *testing.T) {
 	v = Classify(nil, Budgets{}, nil, tr)
 	require.Equal(t, triage.ToolLoop, v.Primary)
 }
+
+// TestEvidencePointsAtTheDiff: the last failing check's traceback lands in
+// a file of the submitted diff, and the evidence names it with its line.
+func TestEvidencePointsAtTheDiff(t *testing.T) {
+	t.Parallel()
+	tb := "Traceback (most recent call last):\n  File \"/testbed/tests/test_html.py\", line 3, in test_escape\n    escape(x)\n  File \"/testbed/django/utils/html.py\", line 7, in escape\n    return s.replace(1)\nTypeError: replace expected 2 arguments\n\nRan 1 test in 0.01s\n\nFAILED (errors=1)\n"
+	tr := harnessRun(false, srcDiff, sh("sed -i 's/a/b/' django/utils/html.py", "", 0), sh("./tests/runtests.py utils_tests", tb, 1), sh("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", ""))
+	v := Classify(nil, Budgets{}, nil, tr)
+	require.Equal(t, triage.DecisionCertain, v.Decision, v.Reason)
+	require.Contains(t, evidenceText(v), "submitted after the project's tests errored at step 2: FAILED (errors=1); it points at django/utils/html.py:7, which the diff changes")
+	for _, e := range v.Evidence {
+		if e.ToolCall == 1 {
+			require.Equal(t, "django/utils/html.py", e.File)
+			require.Equal(t, 7, e.Line)
+		}
+	}
+}

@@ -169,3 +169,18 @@ func FuzzReadStep(f *testing.F) {
 		_, _ = parseShell(cmd)
 	})
 }
+
+func TestLastFrameIn(t *testing.T) {
+	t.Parallel()
+	out := "Traceback (most recent call last):\n  File \"/testbed/tests/test_x.py\", line 9, in test_a\n    f()\n  File \"/testbed/django/utils/html.py\", line 42, in escape\n    return x.y\nAttributeError: 'str' object has no attribute 'y'\n"
+	f, n := LastFrameIn(out, []string{"django/utils/html.py", "README"})
+	if f != "django/utils/html.py" || n != 42 {
+		t.Fatalf("got %q:%d", f, n)
+	}
+	if f, _ := LastFrameIn(out, []string{"other.py"}); f != "" {
+		t.Fatalf("a frame outside the diff: %q", f)
+	}
+	if f, n := LastFrameIn("src/lib.rs:12:5: error", []string{"src/lib.rs"}); f != "src/lib.rs" || n != 12 {
+		t.Fatalf("rust: %q:%d", f, n)
+	}
+}
