@@ -342,7 +342,7 @@ func repoOf(task string) string { return triage.RepoOf(task) }
 // script run that failed, else the last call with an error.
 func failingTool(tr *triage.Trace, a *triage.Activity) string {
 	for i := len(a.Steps) - 1; i >= 0; i-- {
-		if a.Steps[i].Result == triage.ResultFailed {
+		if r := a.Steps[i].Result; (r == triage.ResultFailed || r == triage.ResultError) && a.Steps[i].Checks() {
 			return tr.ToolCalls[i].Name
 		}
 	}

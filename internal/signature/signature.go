@@ -52,7 +52,7 @@ type Error struct {
 }
 
 // ShapeLetters documents the letters of Signature.Shape.
-const ShapeLetters = "r read, e edit, T tests passed, X tests failed, t tests (result unknown), u script run, s submit, o other"
+const ShapeLetters = "r read, f search, e edit, T tests passed, X tests failed, E tests errored, N tests never ran, t tests (result unknown), u script run, b build, i install, g git, s submit, o other"
 
 const (
 	maxTests = 20
@@ -248,6 +248,8 @@ func letter(s *triage.Step) byte {
 	switch s.Kind {
 	case triage.StepRead:
 		return 'r'
+	case triage.StepSearch:
+		return 'f'
 	case triage.StepEdit:
 		return 'e'
 	case triage.StepTest:
@@ -256,10 +258,20 @@ func letter(s *triage.Step) byte {
 			return 'T'
 		case triage.ResultFailed:
 			return 'X'
+		case triage.ResultError:
+			return 'E'
+		case triage.ResultNotRun:
+			return 'N'
 		}
 		return 't'
 	case triage.StepRun:
 		return 'u'
+	case triage.StepBuild:
+		return 'b'
+	case triage.StepInstall:
+		return 'i'
+	case triage.StepVCS:
+		return 'g'
 	case triage.StepSubmit:
 		return 's'
 	}
