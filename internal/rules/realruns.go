@@ -121,16 +121,9 @@ func (r *run) explainRuns() {
 		end = len(a.Steps)
 	}
 	lastEdit, lastCheck, lastTest, notRun := -1, -1, -1, -1
-	inDiff := r.diffHas()
 	for i := 0; i < end; i++ {
 		s := &a.Steps[i]
-		if workEdit(s, inDiff) {
-			lastEdit = i
-			if s.CheckedWrite {
-				lastCheck = i
-			}
-		}
-		if s.Checks() && !(s.Writes && !s.CheckedWrite && lastEdit == i) {
+		if s.Checks() && (!s.Writes || s.CheckedWrite) {
 			lastCheck = i
 		}
 		if s.Kind == triage.StepTest {
@@ -139,6 +132,18 @@ func (r *run) explainRuns() {
 			} else {
 				lastTest = i
 			}
+		}
+	}
+	// The last edit of the submitted work, found from the end: most
+	// steps are never asked whether they touched it.
+	inDiff := r.diffHas()
+	for i := end - 1; i >= 0; i-- {
+		if s := &a.Steps[i]; workEdit(s, inDiff) {
+			lastEdit = i
+			if s.CheckedWrite && lastCheck < i {
+				lastCheck = i
+			}
+			break
 		}
 	}
 	explain := func(e triage.Evidence) {

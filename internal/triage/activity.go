@@ -138,7 +138,24 @@ var scratchName = regexp.MustCompile(`(?i)^(?:repro\w*|reproduce\w*|debug\w*|scr
 
 // IsScratchFile reports whether p looks like a file the agent made for
 // itself rather than part of a fix.
-func IsScratchFile(p string) bool { return scratchName.MatchString(p) }
+func IsScratchFile(p string) bool { return mayBeScratch(p) && scratchName.MatchString(p) }
+
+// scratchWords hold, between them, a word of every alternative of
+// scratchName: a path with none of them (most of a diff's) is not
+// scratch, and skips the pattern, which the rules run on every file an
+// edit step names (a third of classifying a seed row, issue 26).
+var scratchWords = [...]string{"repro", "debug", "scratch", "tmp", "temp", "test_fix", "test_settings", "check", "verify", "demo", "example",
+	"run_test", "my_test", ".bak", ".orig", ".rej", ".swp", ".pyc", ".log", "~", ".coveragerc", "fake", "shim", ".env", ".venv"}
+
+func mayBeScratch(p string) bool {
+	l := strings.ToLower(p)
+	for _, w := range scratchWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsTestPath reports whether p looks like a test file by the common
 // conventions (tests/ folders, test_*.py, *_test.go, *.spec.ts …).

@@ -92,3 +92,16 @@ func TestScratchAndTestPaths(t *testing.T) {
 		}
 	}
 }
+
+// FuzzScratchPrefilter holds mayBeScratch to scratchName: every path the
+// pattern matches passes the prefilter.
+func FuzzScratchPrefilter(f *testing.F) {
+	for _, p := range []string{"repro.py", "src/x.py.bak2", "fakebin/psql", "a/.ENV", "Reproduce_Issue.PY", "x~", "shims/go", "Check_all.sh"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if scratchName.MatchString(p) && !mayBeScratch(p) {
+			t.Errorf("%q: scratchName matches, mayBeScratch says no", p)
+		}
+	})
+}
