@@ -61,27 +61,57 @@ func detectTrial(name string, head []byte) bool {
 // BenchFlow's, then the Terminal-Bench harness's.
 var trialResultNames = []string{"result.json", "results.json"}
 
-// trialLogDirs are the folders beside a result file that make a trial.
-var trialLogDirs = []string{"agent", "trajectory", "verifier", "agent-logs"}
+// trialLogDirs are the folders beside a result file that make a trial:
+// Harbor's and BenchFlow's, then Terminal-Bench's (`tb run` writes
+// sessions/, panes/ and agent-logs/ beside each trial's results.json).
+var trialLogDirs = []string{"agent", "trajectory", "verifier", "agent-logs", "sessions", "panes"}
+
+// tbCommandsName is the keystrokes Terminal-Bench's harness sent to the
+// trial's terminal, one command a line.
+const tbCommandsName = "commands.txt"
 
 // isTrialDir reports whether dir is a trial folder: a result file and a
-// log or verifier folder beside it.
+// log or verifier folder (or Terminal-Bench's commands.txt) beside it; or,
+// with no result file (a run killed before the harness wrote it, a copy
+// that lost it), a layout only a trial has: Harbor's agent/ with a
+// verifier/ that holds a score or a test report, or Terminal-Bench's
+// sessions/ with commands.txt, panes/ or agent-logs/.
 func isTrialDir(dir string) bool {
-	if trialResultPath(dir) == "" {
-		return false
+	if trialResultPath(dir) != "" {
+		for _, d := range trialLogDirs {
+			if isDir(filepath.Join(dir, d)) {
+				return true
+			}
+		}
+		return isRegular(filepath.Join(dir, tbCommandsName))
 	}
-	for _, d := range trialLogDirs {
-		if st, err := os.Stat(filepath.Join(dir, d)); err == nil && st.IsDir() {
-			return true
+	if isDir(filepath.Join(dir, "agent")) {
+		for _, f := range []string{"ctrf.json", "reward.txt", "reward.json", "test-stdout.txt"} {
+			if isRegular(filepath.Join(dir, "verifier", f)) {
+				return true
+			}
 		}
 	}
+	if isDir(filepath.Join(dir, "sessions")) {
+		return isRegular(filepath.Join(dir, tbCommandsName)) || isDir(filepath.Join(dir, "panes")) || isDir(filepath.Join(dir, "agent-logs"))
+	}
 	return false
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func isRegular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 func trialResultPath(dir string) string {
 	for _, n := range trialResultNames {
 		p := filepath.Join(dir, n)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if isRegular(p) {
 			return p
 		}
 	}
@@ -126,6 +156,9 @@ type trialResult struct {
 	TotalOutputTokens *int64            `json:"total_output_tokens"`
 	AgentStartedAt    string            `json:"agent_started_at"`
 	AgentEndedAt      string            `json:"agent_ended_at"`
+	// read says the record was read: without one, the log's own end is
+	// the only evidence of how the run stopped.
+	read bool
 }
 
 func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error {
@@ -138,18 +171,41 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 	}
 	resPath := trialResultPath(dir)
 	var res trialResult
+	resRead := false
 	if resPath != "" {
 		data, err := readSmall(resPath)
 		if err != nil {
 			return &HarnessError{File: resPath, Err: err}
 		}
 		if err := json.Unmarshal(data, &res); err != nil {
+			// The harness's record is unreadable, but the agent's log
+			// and the verifier's files beside it are not: the trial
+			// imports with what they say (an unknown outcome when the
+			// record was the only verdict), and the reject names the
+			// file and line.
+			res = trialResult{}
 			line, off := jsonErrPlace(data, err)
 			why := explainJSONErr(err)
 			if off == int64(len(data)) && strings.Contains(err.Error(), "unexpected end of JSON") {
 				why = errors.New("truncated input: unexpected end of JSON")
 			}
-			return emit(Record{Line: line, Reject: &Reject{File: resPath, Line: line, Reason: fmt.Sprintf("byte %d: %v", off, why), Raw: clipRaw(data)}})
+			if err := emit(Record{Line: line, Reject: &Reject{File: resPath, Line: line, Reason: fmt.Sprintf("byte %d: %v; the trial is imported without it", off, why), Raw: clipRaw(data)}}); err != nil {
+				return err
+			}
+		} else {
+			resRead = true
+		}
+	}
+	res.read = resRead
+	if !resRead {
+		// Terminal-Bench's run-level results.json lists every trial's
+		// record too.
+		if r, p := tbRunRecord(dir); r != nil {
+			res, resRead = *r, true
+			res.read = true
+			src.Opts.Outcomes.warnOnce(dir, "no readable results.json in the trial folder; its record is taken from the run's %s", p)
+		} else if resPath == "" {
+			src.Opts.Outcomes.warnOnce(dir, "no result.json or results.json in the trial folder: the outcome is read from the verifier's files alone, and is unknown without them")
 		}
 	}
 	t, err := trialAgentTrace(ctx, dir, src.Opts, emit)
@@ -157,8 +213,10 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 		return err
 	}
 	if t == nil {
-		t = newHarnessTrace(nameTrial, src)
-		t.HasToolLog = false
+		t = terminusTrace(dir, src)
+	}
+	if t == nil {
+		t = trialCaptureTrace(dir, src)
 	}
 	t.Source = nameTrial
 	t.Raw = nil
@@ -166,7 +224,37 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 	t.Seed = trialSeed(dir, t.TaskID, &res)
 	t.RunID = runFromDir(Source{Name: dir, Path: dir, Opts: src.Opts}, t.TaskID)
 	applyTrialResult(t, dir, &res)
+	if t.Agent == "" || t.Model == "" {
+		agent, model := tbRunMeta(dir)
+		t.Agent, t.Model = nameOr(t.Agent, agent), nameOr(t.Model, model)
+	}
 	return emit(Record{Line: 1, Trace: t})
+}
+
+// tbRunRecord finds a trial's record in the results.json of the
+// Terminal-Bench run it belongs to (runs/<run>/results.json lists every
+// trial's TrialResults under "results"), two folders up; nil when there
+// is none or it does not name the trial.
+func tbRunRecord(dir string) (*trialResult, string) {
+	p := filepath.Join(filepath.Dir(filepath.Dir(dir)), "results.json")
+	data, err := readSmall(p)
+	if err != nil {
+		return nil, ""
+	}
+	var run struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	if json.Unmarshal(data, &run) != nil {
+		return nil, ""
+	}
+	base := filepath.Base(dir)
+	for _, raw := range run.Results {
+		var r trialResult
+		if json.Unmarshal(raw, &r) == nil && r.TrialName == base {
+			return &r, p
+		}
+	}
+	return nil, ""
 }
 
 // jsonErrPlace is the 1-based line and byte offset of a JSON error in data.
@@ -215,7 +303,7 @@ func trialAgentTrace(ctx context.Context, dir string, opts Options, emit func(Re
 	for _, n := range trialLogNames {
 		cands = append(cands, filepath.Join(dir, filepath.FromSlash(n)))
 	}
-	for _, sub := range []string{"agent", "agent-logs"} {
+	for _, sub := range []string{"agent", "agent-logs", "sessions"} {
 		root := filepath.Join(dir, sub)
 		n := 0
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -306,10 +394,33 @@ func trialTaskID(dir string, res *trialResult) string {
 		return tid
 	}
 	base := filepath.Base(dir)
+	if loc := tbTrialName.FindStringIndex(base); loc != nil && loc[0] > 0 {
+		// Terminal-Bench's <task>.<attempt>-of-<n>.<run> (whose run id
+		// holds a "__").
+		return base[:loc[0]]
+	}
 	if task, _, ok := strings.Cut(base, "__"); ok && task != "" {
 		return task
 	}
 	return base
+}
+
+// tbRunMeta is what Terminal-Bench's run_metadata.json says of the run a
+// trial belongs to (two folders up): the agent and the model, which its
+// trial records do not carry.
+func tbRunMeta(dir string) (agent, model string) {
+	data, err := readSmall(filepath.Join(filepath.Dir(filepath.Dir(dir)), "run_metadata.json"))
+	if err != nil {
+		return "", ""
+	}
+	var m struct {
+		AgentName string `json:"agent_name"`
+		ModelName string `json:"model_name"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return "", ""
+	}
+	return m.AgentName, m.ModelName
 }
 
 // tbTrialName is Terminal-Bench's trial name, <task>.<attempt>-of-<n>.<run>.
