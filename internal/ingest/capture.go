@@ -23,13 +23,13 @@ const maxCaptureText = 64 << 10
 type ansiState uint8
 
 const (
-	ansiText   ansiState = iota
-	ansiEsc              // after ESC
-	ansiCSI              // ESC [ … final byte 0x40–0x7e
-	ansiString           // OSC, DCS, APC, PM, SOS: until BEL or ESC \
-	ansiStrEsc           // an ESC inside a string: a following \ ends it
-	ansiCharset          // ESC ( X and the like: one more byte
-	ansiCR               // after a carriage return
+	ansiText    ansiState = iota
+	ansiEsc               // after ESC
+	ansiCSI               // ESC [ … final byte 0x40–0x7e
+	ansiString            // OSC, DCS, APC, PM, SOS: until BEL or ESC \
+	ansiStrEsc            // an ESC inside a string: a following \ ends it
+	ansiCharset           // ESC ( X and the like: one more byte
+	ansiCR                // after a carriage return
 )
 
 // ansiStripper removes escape sequences and control characters from a
