@@ -111,7 +111,7 @@ func TestACPTimeout(t *testing.T) {
 	require.Equal(t, "wall_clock_timeout", tr.StopReason)
 	require.Equal(t, ptr(true), tr.Timeout)
 	require.Equal(t, ptr(900.0), tr.WallCap)
-	require.Equal(t, triage.OutcomeIncomplete, tr.Outcome)
+	require.Equal(t, triage.OutcomeUnknown, tr.Outcome, "a budget kill is the stop reason, not the outcome")
 	require.Len(t, tr.ToolCalls, 1)
 	require.JSONEq(t, `{"command":"xz -9e big.log"}`, string(tr.ToolCalls[0].Args))
 	require.Equal(t, "did not finish (in_progress)", tr.ToolCalls[0].Error)
