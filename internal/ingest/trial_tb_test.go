@@ -38,7 +38,7 @@ func decodeTrialWith(t *testing.T, dir string, o *Outcomes) []Record {
 // trial kept an agent-logs/ folder, with the harness's verdict.
 func TestTerminalBenchRun(t *testing.T) {
 	t.Parallel()
-	run := fixture(t, "trials", "tb-run", tbRun)
+	run := fixture(t, "terminal-bench", tbRun)
 	w, err := ExpandWalk([]string{run})
 	require.NoError(t, err)
 	var names []string
@@ -119,7 +119,7 @@ func TestTerminalBenchRun(t *testing.T) {
 // (n_resolved over the trials it lists) on the same trials.
 func TestTerminalBenchResolvedRate(t *testing.T) {
 	t.Parallel()
-	run := fixture(t, "trials", "tb-run", tbRun)
+	run := fixture(t, "terminal-bench", tbRun)
 	w, err := ExpandWalk([]string{run})
 	require.NoError(t, err)
 	resolved, scored := 0, 0
@@ -144,7 +144,7 @@ func TestTerminalBenchResolvedRate(t *testing.T) {
 // budget kill.
 func TestHarborTrialWithoutResult(t *testing.T) {
 	t.Parallel()
-	job := fixture(t, "trials", "harbor-noresult", "job-7")
+	job := fixture(t, "harbor", "job-7")
 	w, err := ExpandWalk([]string{job})
 	require.NoError(t, err)
 	require.Equal(t, []string{filepath.Join(job, "fix-json__Kk2Jd9x")}, w.Files)
@@ -195,7 +195,7 @@ func TestTrialTimeoutContradictedByLog(t *testing.T) {
 func TestWalkDetectsByContent(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	src, err := os.ReadFile(fixture(t, "trials", "harbor-noresult", "job-7", "fix-json__Kk2Jd9x", "agent", "claude-code.txt"))
+	src, err := os.ReadFile(fixture(t, "harbor", "job-7", "fix-json__Kk2Jd9x", "agent", "claude-code.txt"))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "session.txt"), src, 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "build.log"), []byte("compiling…\nok\n"), 0o644))

@@ -74,7 +74,7 @@ func ExpandWalk(paths []string) (Walk, error) {
 				return nil
 			}
 			if why := skipReason(d.Name()); why != "" && !aiderFileName(path) {
-				if !contentCandidate(d.Name()) {
+				if !byExtension(why) || !contentCandidate(d.Name()) {
 					w.Skipped = append(w.Skipped, Skip{path, why})
 					return nil
 				}
@@ -255,4 +255,10 @@ func detectsByContent(path string) bool {
 		}
 	}
 	return false
+}
+
+// byExtension says a skip reason is the file's type alone, which its
+// content may still overrule (a results file is skipped by its name).
+func byExtension(why string) bool {
+	return strings.HasPrefix(why, "not a trace file type") || strings.HasPrefix(why, "no trace file extension")
 }
