@@ -87,6 +87,9 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	v := View(r)
 	p("<h2>Failure mix</h2>")
 	writeMixSVG(&b, v)
+	if v.MixNote != "" {
+		p("<p>%s</p>", esc(v.MixNote))
+	}
 
 	p("<h2>Pass rates</h2>")
 	p(`<table class="rates"><tr><th>from the labels</th><th></th><th>from outcomes</th><th></th></tr>`)

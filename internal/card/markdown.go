@@ -67,6 +67,10 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 		rows = append(rows, []string{md(c.Code), strconv.Itoa(c.Count), pct(share), strings.Repeat("█", int(share*20+0.5))})
 	}
 	table([]string{"class", "count", "share", ""}, rows)
+	if v.MixNote != "" {
+		p("%s", md(v.MixNote))
+		p("")
+	}
 
 	p("## Pass rates")
 	p("")

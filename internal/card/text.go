@@ -108,6 +108,9 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 		line("  %s %s%s %4d %6s", padRight(fit(c.Code, keyColumn), labelW), bar.Render(strings.Repeat("█", n)),
 			strings.Repeat(" ", barMax-n), c.Count, pct(ratio(c.Count, v.Traces)))
 	}
+	if v.MixNote != "" {
+		line("  %s", renderLines(st.Warn, reportview.WrapHang(v.MixNote, width-2, 4)))
+	}
 
 	line("")
 	line("%s", st.Heading.Render("Pass rates"))
