@@ -137,7 +137,7 @@ func (g Group) Scored() bool { return g.Tasks > g.UnknownTasks }
 var Definitions = []string{
 	"headline pass rate = (PASS_CONTRACT + PASS_WEAK) / traces; contract pass rate = PASS_CONTRACT / traces (from the labels).",
 	"solved = typed outcome success (or unknown with a green scorer), scorer not red, and no guard-probe sentinel leaked.",
-	"pass@1 = mean over tasks of solved seeds / seeds whose outcome is known; pass^k = share of tasks solved on all k seeds; an attempt nobody recorded an outcome for (? in the grid) is left out of pass@1, and its task cannot clear pass^k; a task with no known attempt is in neither; resolution = 1 / number of tasks in them, the step pass^k moves in.",
+	"pass@1 = mean over tasks of solved seeds / seeds whose outcome is known; pass^k = share of tasks solved on all k seeds, a task counted per model and agent (a task two models ran is two rows of the grid, task [model · agent], never one task's 2k attempts); an attempt nobody recorded an outcome for (? in the grid) is left out of pass@1, and its task cannot clear pass^k; a task with no known attempt is in neither; resolution = 1 / number of tasks in them, the step pass^k moves in.",
 	"primary counts: every trace once, by its current label (adjudicated, then human, then the rules' verdict, certain or not); leftovers are listed.",
 	"$/solved = dollars over solved traces, not over attempts; costs sum the traces that recorded them.",
 	"trends: each point's figures with 95% intervals clustered by task; a change is a trend only when it is larger than the noise floor (the same figure's difference between two runs of one configuration, when given) and than the 95% interval of the difference; shares count every trace once by its current label.",

@@ -56,12 +56,18 @@ func NewTrendRun(id string) *TrendRun {
 	return &TrendRun{RunID: id, tasks: map[string]*trendTask{}}
 }
 
-// Add folds one row in.
+// Add folds one row in. A task is counted per model and agent (as the
+// report's grid counts it, unitKey): two models' runs of a task of one
+// name are not attempts of one task, for pass^k or the intervals.
 func (r *TrendRun) Add(row *TraceRow) {
-	t := r.tasks[row.TaskID]
+	key := row.TaskID
+	if row.Model != "" || row.Agent != "" {
+		key += "\x00" + row.Model + "\x00" + row.Agent
+	}
+	t := r.tasks[key]
 	if t == nil {
 		t = &trendTask{classes: map[string]int{}}
-		r.tasks[row.TaskID] = t
+		r.tasks[key] = t
 		r.order = nil
 	}
 	t.n++
