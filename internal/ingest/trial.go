@@ -173,11 +173,19 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 	var res trialResult
 	resRead := false
 	if resPath != "" {
-		data, err := readSmall(resPath)
-		if err != nil {
-			return &HarnessError{File: resPath, Err: err}
+		data, rerr := readSmall(resPath)
+		var err error
+		if rerr == nil {
+			err = json.Unmarshal(data, &res)
 		}
-		if err := json.Unmarshal(data, &res); err != nil {
+		switch {
+		case rerr != nil:
+			// Unreadable or over the results-file limit: rejected by
+			// name, and the trial imports without it, as a corrupt one.
+			if err := emit(Record{Line: 1, Reject: &Reject{File: resPath, Line: 1, Reason: rerr.Error() + "; the trial is imported without it"}}); err != nil {
+				return err
+			}
+		case err != nil:
 			// The harness's record is unreadable, but the agent's log
 			// and the verifier's files beside it are not: the trial
 			// imports with what they say (an unknown outcome when the
@@ -192,7 +200,7 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 			if err := emit(Record{Line: line, Reject: &Reject{File: resPath, Line: line, Reason: fmt.Sprintf("byte %d: %v; the trial is imported without it", off, why), Raw: clipRaw(data)}}); err != nil {
 				return err
 			}
-		} else {
+		default:
 			resRead = true
 		}
 	}

@@ -264,3 +264,20 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	}
 	return n, nil
 }
+
+// A results.json over the results-file limit (or unreadable) is rejected
+// by name and the trial still imports, its outcome the verifier's files'.
+func TestTrialResultOverLimit(t *testing.T) {
+	t.Parallel()
+	dir := writeTrial(t, map[string]string{"verifier/reward.txt": "0", "agent/claude-code.txt": ""})
+	p := filepath.Join(dir, "result.json")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, f.Truncate(maxResultsBytes+1)) // sparse: no disk used
+	require.NoError(t, f.Close())
+	recs := decodeTrialDir(t, dir)
+	require.Len(t, recs, 2)
+	require.Equal(t, p, recs[0].Reject.File)
+	require.Contains(t, recs[0].Reject.Reason, "limit for a results file; the trial is imported without it")
+	require.Equal(t, ptr(1), recs[1].Trace.ExitCode, "reward 0 from verifier/reward.txt")
+}
