@@ -21,16 +21,22 @@ import (
 // jobs/<job>/<task>__<suffix>/ with result.json, agent/ (the agent's own
 // logs), trajectory/acp_trajectory.jsonl (BenchFlow) and verifier/
 // (reward.txt or reward.json, ctrf.json, test-stdout.txt), or the older
-// Terminal-Bench harness's runs/<run>/<task>/<trial>/ with results.json
-// and agent-logs/. A directory walk claims such a folder instead of
-// walking into it; its result.json may also be named alone.
+// Terminal-Bench harness's (`tb run`) runs/<run>/<task>/<trial>/ with
+// results.json, commands.txt, sessions/ (agent.log, tests.log), panes/
+// and agent-logs/. A directory walk claims such a folder by its layout
+// instead of walking into it, with or without its result file (see
+// isTrialDir); its result.json may also be named alone.
 //
 // The agent's log is decoded by the format that reads it (an ACP
 // trajectory, a Gemini CLI session, Claude Code stream-json, a Codex
 // rollout, a mini-swe-agent or OpenHands trajectory…), found by name
-// first and then by content under agent/. The outcome is the verifier's:
+// first and then by content under agent/, agent-logs/ and sessions/;
+// else Terminus' episodes (terminusTrace); else the terminal capture is
+// kept as text (trialCaptureTrace). The outcome is the verifier's, always
+// (a budget kill is the stop reason):
 // the rewards in result.json, else verifier/reward.json, reward.txt, or
-// the last line of rewards.jsonl, else Terminal-Bench's is_resolved. Only
+// the last line of rewards.jsonl, else Terminal-Bench's is_resolved, else
+// the verifier's test report (ctrf.json: green when every test passed). Only
 // a full reward is green (DESIGN §7: 0.55 of 1 is red), and every reward
 // named must be full when there is no "reward" key. A harness exception
 // (exception_info, failure_mode) is the stop reason, and an agent timeout
@@ -38,7 +44,7 @@ import (
 // trial's place among the job's trials of the same task.
 var TrialFormat = Format{
 	Name:   nameTrial,
-	Wants:  "a trial folder: result.json (trial_name, task_name) with agent/, trajectory/ or verifier/ beside it (Harbor, Terminal-Bench, BenchFlow)",
+	Wants:  "a trial folder: result.json (trial_name, task_name) with agent/, trajectory/, verifier/, sessions/ or agent-logs/ beside it (Harbor, Terminal-Bench, BenchFlow)",
 	Detect: detectTrial,
 	Decode: decodeTrial,
 }
