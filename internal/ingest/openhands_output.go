@@ -241,8 +241,16 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 		}
 	}
 	if o.Error != nil && *o.Error != "" {
+		logStop := t.StopReason
 		t.Outcome, t.Timeout = ohErrorOutcome(*o.Error)
 		t.StopReason = strings.TrimSpace(*o.Error)
+		if *t.Timeout && logStop == "finish" {
+			// A budget error the log contradicts: the agent's last
+			// action was its finish, so the cap did not end the run. The
+			// log decides (DESIGN §7), as for a trial.
+			t.Timeout = ptr(false)
+			t.StopReason = "finish (the harness recorded " + firstLine(t.StopReason) + ", but the log ends in the agent's finish)"
+		}
 	}
 	// The scorer's verdict, after the error: it is the outcome whatever
 	// stopped the agent.
