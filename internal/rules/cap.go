@@ -35,6 +35,19 @@ func (r *run) capPrimary(fired ruleSet, first int) int {
 	return first
 }
 
+// capPolicyCount is how many classes fired for the leftover policy's
+// "more than one class fired": the TIMEOUT beside a pass the scorer gave
+// is the codebook's own reading (PASS_*, TIMEOUT secondary), not two
+// classes a person must choose between, so it is not counted. Without
+// this, a resolved capped run, a certain TIMEOUT before, became a
+// leftover.
+func capPolicyCount(fired ruleSet, primary, n int) int {
+	if (primary == rPassWeak || primary == rPassContract) && fired.has(rTimeout) {
+		return n - 1
+	}
+	return n
+}
+
 // firedBeforePass is anyFiredBefore for a pass class: a TIMEOUT before it
 // does not keep the scorer's pass from firing (capPrimary makes it the
 // primary).

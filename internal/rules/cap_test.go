@@ -52,5 +52,6 @@ func TestCapCodebook(t *testing.T) {
 		require.Equal(t, triage.PassContract, v.Primary)
 		require.Equal(t, []string{triage.Timeout}, v.Secondary)
 		require.Equal(t, triage.OutcomeSuccess, v.Outcome)
+		require.Equal(t, triage.DecisionCertain, v.Decision, "the codebook's reading, not two classes to choose from: %s", v.Reason)
 	})
 }

@@ -178,7 +178,7 @@ func (c *Compiled) Classify(b Budgets, tr *triage.Trace, opts ...Option) triage.
 	nFired := fired.count()
 	primary := r.capPrimary(fired, fired.first())
 	r.build(&v, primary, nFired, leaked)
-	v.Decision, v.Reason = r.decide(primary, nFired, heldOut)
+	v.Decision, v.Reason = r.decide(primary, capPolicyCount(fired, primary, nFired), heldOut)
 	return v
 }
 
