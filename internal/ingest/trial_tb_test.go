@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -280,4 +281,28 @@ func TestTrialResultOverLimit(t *testing.T) {
 	require.Equal(t, p, recs[0].Reject.File)
 	require.Contains(t, recs[0].Reject.Reason, "limit for a results file; the trial is imported without it")
 	require.Equal(t, ptr(1), recs[1].Trace.ExitCode, "reward 0 from verifier/reward.txt")
+}
+
+// FuzzStripTerminal holds the capture stripper to what a reader may
+// trust: no ESC, no C0 control but newline and tab, no DEL, whatever the
+// bytes; and the same text read whole or a byte at a time.
+func FuzzStripTerminal(f *testing.F) {
+	for _, s := range []string{"\x1b[1;31mred\x1b[0m", "a\x1b]52;c;eA==\x07b", "\x1bP+q\x1b\\x", "one\r\ntwo\rthree", "\x1b", "\x1b[", "\x1b]0;t\x1b", "é\x1b(B\x9b2J"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		whole := stripTerminal(string(in))
+		for i := 0; i < len(whole); i++ {
+			if c := whole[i]; (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				t.Fatalf("byte %#x kept at %d of %q", c, i, whole)
+			}
+		}
+		c, err := readCaptureTail(iotest.OneByteReader(bytes.NewReader(in)), 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Text != whole {
+			t.Fatalf("a byte at a time %q, whole %q", c.Text, whole)
+		}
+	})
 }
