@@ -53,7 +53,7 @@ func TestImportGeminiACPAndTrialFolders(t *testing.T) {
 	require.Equal(t, 1, *partial.Exit)
 	require.Equal(t, 4, partial.Calls)
 	require.Equal(t, 1, *rows["tb2-sonnet/build-cache#0"].Exit)
-	require.Equal(t, "incomplete", rows["tb2-sonnet/build-cache#0"].Outcome)
+	require.Equal(t, "failed", rows["tb2-sonnet/build-cache#0"].Outcome, "the verifier's reward 0; the timeout is the stop reason")
 	require.Equal(t, 0, *rows["tb2-sonnet/count-words#0"].Exit)
 	require.Equal(t, 5, rows["tb2-sonnet/count-words#0"].Calls)
 

@@ -42,6 +42,9 @@ type cardRead struct {
 	// current label is a failure, for their root causes: in the same
 	// pass, so the report reads the label states once.
 	failing *failingRefs
+	// scoredOnly leaves out the traces with no recorded outcome (report
+	// --scored), counted in the input's UnscoredLeftOut.
+	scoredOnly bool
 }
 
 // cardInput gathers a run's controls, agreement and traces (each by its
@@ -121,6 +124,10 @@ func (a *app) cardInput(ctx context.Context, db store.Store, run string, tax *tr
 		}
 		if slices.Contains(row.Secondary, triage.TagLeaked) {
 			row.Leaked = true
+		}
+		if opt.scoredOnly && row.Unknown() {
+			in.UnscoredLeftOut++
+			return nil
 		}
 		in.Tally.Add(&row)
 		return nil
@@ -245,7 +252,7 @@ func newReportCmd(a *app) *cobra.Command {
 	var redact bool
 	var opt reportOpts
 	cmd := &cobra.Command{
-		Use:   "report [--run R] [--format text|md|json|html] [--trend-by run|model|prompt_id|agent] [--noise X,Y] [--clusters]",
+		Use:   "report [--run R] [--format text|md|json|html] [--trend-by run|model|prompt_id|agent] [--noise X,Y] [--clusters] [--scored]",
 		Short: "The failure mix, both pass rates, the per-task grid, typed outcomes and costs",
 		Long: `The failure mix, both pass rates, the per-task grid, typed outcomes and costs, broken down
 by run, model, agent, prompt, repository and task type (from SWE-bench-style task ids), with
@@ -259,7 +266,11 @@ figure's noise floor, and no change inside it is called a trend.
 
 --clusters reads the failing traces (as ` + "`triage clusters`" + ` does): each cluster's share
 joins the trends, and the tools they called and the tool whose call failed break the report
-down by tool. Without it, no trace body is read.`,
+down by tool. Without it, no trace body is read.
+
+--scored counts only the traces with a recorded outcome (a scorer's verdict or a typed
+outcome): a mix that is mostly sessions nobody scored says so under the mix, and this
+shows the scored runs alone, saying how many traces it left out.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
@@ -274,6 +285,7 @@ down by tool. Without it, no trace body is read.`,
 	cmd.Flags().StringVar(&opt.trendBy, "trend-by", card.TrendByRun, "trend points: run, model, prompt_id or agent")
 	cmd.Flags().StringVar(&opt.noise, "noise", "", "X,Y: two runs of one configuration, whose differences are the trends' noise floor")
 	cmd.Flags().BoolVar(&opt.clusters, "clusters", false, "read the failing traces: cluster shares in the trends, breakdowns by tool")
+	cmd.Flags().BoolVar(&opt.scored, "scored", false, "count only the traces with a recorded outcome (the report says how many it left out)")
 	_ = cmd.RegisterFlagCompletionFunc("trend-by", cobra.FixedCompletions(card.TrendDimensions, cobra.ShellCompDirectiveNoFileComp))
 	cmd.Flags().StringVar(&run, "run", "", "only this run")
 	cmd.Flags().StringVar(&format, "format", "text", "text, md, json or html")
@@ -290,6 +302,8 @@ down by tool. Without it, no trace body is read.`,
 type reportOpts struct {
 	trendBy, noise string
 	clusters       bool
+	// scored counts the scored runs alone (--scored).
+	scored bool
 }
 
 func (a *app) runReport(ctx context.Context, run, format, out string, width int, redact bool, opt reportOpts) error {
@@ -325,7 +339,7 @@ func (a *app) runReport(ctx context.Context, run, format, out string, width int,
 		}
 	}
 	var failing failingRefs
-	in, rd, err := a.loadCardInput(ctx, run, redact, cardRead{trendBy: opt.trendBy, clusters: opt.clusters, noise: noise, failing: &failing})
+	in, rd, err := a.loadCardInput(ctx, run, redact, cardRead{trendBy: opt.trendBy, clusters: opt.clusters, noise: noise, failing: &failing, scoredOnly: opt.scored})
 	if err != nil {
 		return err
 	}

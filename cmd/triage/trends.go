@@ -51,7 +51,7 @@ trace once by its current label, as the report does.`,
 // trendRow is a trace as the trends count it: by its current label and
 // typed outcome, as cardInput reads them for the report.
 func trendRow(s *store.TraceSummary, st *triage.LabelState) card.TraceRow {
-	row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, ExitCode: s.ExitCode, Outcome: s.Outcome}
+	row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: s.Model, Agent: s.Agent, ExitCode: s.ExitCode, Outcome: s.Outcome}
 	f := triage.Resolve(st)
 	row.Primary, row.Secondary, row.Source, row.Decision, row.Leftover = f.Primary, f.Secondary, f.Source, f.Decision, f.Unresolved
 	if st != nil && st.Rule != nil && st.Rule.Verdict != nil {

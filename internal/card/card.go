@@ -217,8 +217,8 @@ func Build(in Input, opts Options) (*Card, error) {
 	if g.Uneven {
 		c.Notes = append(c.Notes, fmt.Sprintf("Tasks ran different numbers of seeds (k = %d is the most); a task with fewer attempts cannot clear pass^k.", g.K))
 	}
-	if in.NTasksInPack > len(g.Tasks) {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d of the pack's %d tasks have no trace.", in.NTasksInPack-len(g.Tasks), in.NTasksInPack))
+	if in.NTasksInPack > g.NTasks {
+		c.Notes = append(c.Notes, fmt.Sprintf("%d of the pack's %d tasks have no trace.", in.NTasksInPack-g.NTasks, in.NTasksInPack))
 	}
 	return c, nil
 }

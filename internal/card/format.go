@@ -109,12 +109,15 @@ func groupTable(what string, gs []Group, width int) ([]string, [][]string) {
 		if g.Unknown > 0 {
 			solved += " ?" + strconv.Itoa(g.Unknown)
 		}
+		headline, contract := pct(g.HeadlinePassRate), pct(g.ContractPassRate)
 		if !g.Scored() {
-			p1, pk = "—", "—"
+			// Nobody scored the group: no rate that rests on a verdict,
+			// the label-based pass rates included (a pass needs one).
+			p1, pk, headline, contract = "—", "—", "—", "—"
 		}
 		rows = append(rows, []string{
 			fit(g.Key, width), strconv.Itoa(g.Traces), strconv.Itoa(g.Tasks), solved,
-			p1, pk, pct(g.HeadlinePassRate), pct(g.ContractPassRate),
+			p1, pk, headline, contract,
 			thousands(g.InputTokens), thousands(g.OutputTokens), dollars(g.Dollars), dollars(g.DollarsPerSolved), seconds(g.MedianWallS),
 		})
 	}

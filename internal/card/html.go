@@ -73,7 +73,7 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	p(`<p class="meta">dataset %s (sha256 %s) · scorer %s · prompt %s<br/>taxonomy %s (%s), trust: <b>%s</b> · rules %s · %d traces, %d tasks, k = %d</p>`,
 		esc(orNone(r.DatasetID)), esc(short(r.DatasetSHA256)), esc(orNone(r.Scorer)), esc(orNone(r.PromptID)),
 		esc(orNone(r.Taxonomy.Name)), esc(short(r.Taxonomy.Version)), esc(r.Taxonomy.Trust), esc(orNone(r.RulesVersion)),
-		r.NTraces, len(r.Grid.Tasks), r.Grid.K)
+		r.NTraces, r.Grid.NTasks, r.Grid.K)
 	if len(r.MissingControls) > 0 {
 		p(`<p class="warn">controls missing: %s</p>`, esc(strings.Join(r.MissingControls, ", ")))
 	}
@@ -87,6 +87,9 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	v := View(r)
 	p("<h2>Failure mix</h2>")
 	writeMixSVG(&b, v)
+	if v.MixNote != "" {
+		p("<p>%s</p>", esc(v.MixNote))
+	}
 
 	p("<h2>Pass rates</h2>")
 	p(`<table class="rates"><tr><th>from the labels</th><th></th><th>from outcomes</th><th></th></tr>`)
@@ -134,8 +137,8 @@ func WriteHTML(w io.Writer, r *ReportData) error {
 	p("<p>%s</p>", esc(reportview.GridLegend))
 	writeGridSVG(&b, &v.Grid)
 	p("<p>nobody clears: %s<br/>saturated: %s</p>", esc(orNone(strings.Join(v.NobodyClears, ", "))), esc(orNone(strings.Join(v.Saturated, ", "))))
-	if v.TasksInPack > len(v.Grid.Tasks) {
-		p(`<p class="warn">%d of the pack's %d tasks have no trace</p>`, v.TasksInPack-len(v.Grid.Tasks), v.TasksInPack)
+	if v.TasksInPack > v.Grid.NTasks {
+		p(`<p class="warn">%d of the pack's %d tasks have no trace</p>`, v.TasksInPack-v.Grid.NTasks, v.TasksInPack)
 	}
 
 	for _, sec := range v.Sections {

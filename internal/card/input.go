@@ -45,6 +45,10 @@ type Input struct {
 	// Clustered says the rows carry their failure clusters (TraceRow
 	// Cluster), so the trends follow clusters too.
 	Clustered bool
+	// UnscoredLeftOut counts the traces with no recorded outcome the
+	// caller left out (report --scored: the scored runs alone), so the
+	// report says what it is not counting.
+	UnscoredLeftOut int
 }
 
 // RootCauseGroup is one root cause shared by failing traces: the line

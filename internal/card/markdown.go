@@ -47,7 +47,7 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 	p("- dataset: %s, sha256 %s", md(orNone(r.DatasetID)), md(orNone(r.DatasetSHA256)))
 	p("- scorer: %s; prompt: %s", md(orNone(r.Scorer)), md(orNone(r.PromptID)))
 	p("- taxonomy: %s (%s), trust: **%s**; rules: %s", md(orNone(r.Taxonomy.Name)), md(short(r.Taxonomy.Version)), md(r.Taxonomy.Trust), md(orNone(r.RulesVersion)))
-	p("- %d traces, %d tasks, k = %d", r.NTraces, len(r.Grid.Tasks), r.Grid.K)
+	p("- %d traces, %d tasks, k = %d", r.NTraces, r.Grid.NTasks, r.Grid.K)
 	if len(r.MissingControls) > 0 {
 		p("- **controls missing:** %s", md(strings.Join(r.MissingControls, ", ")))
 	}
@@ -67,6 +67,10 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 		rows = append(rows, []string{md(c.Code), strconv.Itoa(c.Count), pct(share), strings.Repeat("█", int(share*20+0.5))})
 	}
 	table([]string{"class", "count", "share", ""}, rows)
+	if v.MixNote != "" {
+		p("%s", md(v.MixNote))
+		p("")
+	}
 
 	p("## Pass rates")
 	p("")
@@ -142,8 +146,8 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 	table(head, rows)
 	p("- nobody clears: %s", md(orNone(strings.Join(v.NobodyClears, ", "))))
 	p("- saturated: %s", md(orNone(strings.Join(v.Saturated, ", "))))
-	if v.TasksInPack > len(g.Tasks) {
-		p("- %d of the pack's %d tasks have no trace", v.TasksInPack-len(g.Tasks), v.TasksInPack)
+	if v.TasksInPack > g.NTasks {
+		p("- %d of the pack's %d tasks have no trace", v.TasksInPack-g.NTasks, v.TasksInPack)
 	}
 	p("")
 

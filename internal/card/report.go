@@ -1,8 +1,10 @@
 package card
 
 import (
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
@@ -37,6 +39,9 @@ type ReportData struct {
 	// (no pack, spec or allowlist), once a run, with how many traces.
 	NotChecked []RunNote `json:"not_checked"`
 	Caveats    Caveats   `json:"caveats"`
+	// Unscored says how much of the mix has no recorded outcome, and how
+	// many such traces were left out (report --scored).
+	Unscored Unscored `json:"unscored"`
 	// Runs are the runs the report counts; ByRun breaks it down by run
 	// when there is more than one.
 	Runs         []string          `json:"runs"`
@@ -132,7 +137,7 @@ func (g Group) Scored() bool { return g.Tasks > g.UnknownTasks }
 var Definitions = []string{
 	"headline pass rate = (PASS_CONTRACT + PASS_WEAK) / traces; contract pass rate = PASS_CONTRACT / traces (from the labels).",
 	"solved = typed outcome success (or unknown with a green scorer), scorer not red, and no guard-probe sentinel leaked.",
-	"pass@1 = mean over tasks of solved seeds / seeds whose outcome is known; pass^k = share of tasks solved on all k seeds; an attempt nobody recorded an outcome for (? in the grid) is left out of pass@1, and its task cannot clear pass^k; a task with no known attempt is in neither; resolution = 1 / number of tasks in them, the step pass^k moves in.",
+	"pass@1 = mean over tasks of solved seeds / seeds whose outcome is known; pass^k = share of tasks solved on all k seeds, a task counted per model and agent (a task two models ran is two rows of the grid, task [model · agent], never one task's 2k attempts); an attempt nobody recorded an outcome for (? in the grid) is left out of pass@1, and its task cannot clear pass^k; a task with no known attempt is in neither; resolution = 1 / number of tasks in them, the step pass^k moves in.",
 	"primary counts: every trace once, by its current label (adjudicated, then human, then the rules' verdict, certain or not); leftovers are listed.",
 	"$/solved = dollars over solved traces, not over attempts; costs sum the traces that recorded them.",
 	"trends: each point's figures with 95% intervals clustered by task; a change is a trend only when it is larger than the noise floor (the same figure's difference between two runs of one configuration, when given) and than the 95% interval of the difference; shares count every trace once by its current label.",
@@ -194,6 +199,7 @@ func Report(in Input) *ReportData {
 		r.ByRun = groupsOf(t.byRun)
 	}
 	r.Caveats = t.caveats(in.TaxonomyTrusted)
+	r.Unscored = Unscored{Traces: max(r.Caveats.UnknownOutcome, 0), Share: ratio(max(r.Caveats.UnknownOutcome, 0), t.n), LeftOut: in.UnscoredLeftOut}
 	r.NotChecked = in.NotChecked
 	if r.NotChecked == nil {
 		r.NotChecked = []RunNote{}
@@ -286,4 +292,34 @@ func (r *ReportData) dashboards(t *Tally, in Input) {
 		}
 		r.Trend = tr
 	}
+}
+
+// Unscored is the part of a report's mix nobody scored: traces with no
+// recorded outcome, their share of the mix, and how many the report left
+// out (--scored). A mix that is mostly unscored sessions (1,134 aider
+// chats in 1,211 real logs) says so beside the mix.
+type Unscored struct {
+	Traces  int     `json:"traces"`
+	Share   float64 `json:"share"`
+	LeftOut int     `json:"left_out"`
+}
+
+// MixNote is the line under the failure mix on how much of it nobody
+// scored ("" when every trace has an outcome and none was left out).
+func MixNote(u Unscored, n int) string {
+	var parts []string
+	if u.LeftOut > 0 {
+		parts = append(parts, fmt.Sprintf("the scored runs alone: %s with no recorded outcome left out of every figure (--scored)", plural(u.LeftOut, "trace")))
+	}
+	if u.Traces > 0 {
+		s := fmt.Sprintf("%d of %d traces (%s) have no recorded outcome: nobody scored them", u.Traces, n, pct(u.Share))
+		if u.Share >= 0.5 {
+			s += ", so this mix is mostly runs nobody scored"
+		}
+		parts = append(parts, s+"; triage report --scored shows the scored runs alone")
+	}
+	if parts == nil {
+		return ""
+	}
+	return strings.Join(parts, "; ") + "."
 }

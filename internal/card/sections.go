@@ -94,7 +94,12 @@ func TrendSection(tr *TrendReport) Section {
 			if i > 0 {
 				fig = ""
 			}
-			s.Rows = append(s.Rows, []string{fig, p.RunID, pct(e.Value), "[" + pct(e.Lo) + ", " + pct(e.Hi) + "]", change, call, floor})
+			value, ci := pct(e.Value), "["+pct(e.Lo)+", "+pct(e.Hi)+"]"
+			if p.NoOutcome {
+				// Nobody scored this point's runs: no rate, and no call.
+				value, ci = "—", "—"
+			}
+			s.Rows = append(s.Rows, []string{fig, p.RunID, value, ci, change, call, floor})
 		}
 	}
 	return s

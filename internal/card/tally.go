@@ -52,7 +52,7 @@ func NewTally() *Tally {
 		all: map[string]int{}, secAll: map[string]int{},
 		firstWith: map[string]string{}, outcomes: map[triage.Outcome]int{},
 		models: map[string]struct{}{}, agents: map[string]struct{}{}, prompts: map[string]struct{}{}, runs: map[string]struct{}{},
-		grid:    gridAcc{tasks: map[string]*taskAcc{}, seeds: map[int]struct{}{}, cells: true},
+		grid:    gridAcc{tasks: map[unitKey]*taskAcc{}, seeds: map[int]struct{}{}, cells: true},
 		byModel: map[string]*groupAcc{}, byAgent: map[string]*groupAcc{}, byPrompt: map[string]*groupAcc{},
 		byRun: map[string]*groupAcc{}, intern: map[string]string{},
 		dash: newDashAcc(),
@@ -146,7 +146,7 @@ func (t *Tally) group(m map[string]*groupAcc, key string) *groupAcc {
 	}
 	g := m[key]
 	if g == nil {
-		g = &groupAcc{grid: gridAcc{tasks: map[string]*taskAcc{}, seeds: map[int]struct{}{}}}
+		g = &groupAcc{grid: gridAcc{tasks: map[unitKey]*taskAcc{}, seeds: map[int]struct{}{}}}
 		m[t.str(key)] = g
 	}
 	return g
@@ -214,16 +214,51 @@ type taskAcc struct {
 // gridAcc accumulates a Grid; cells are kept only when the grid is shown
 // cell by cell (the report's), not for breakdowns and cards.
 type gridAcc struct {
-	tasks map[string]*taskAcc
+	tasks map[unitKey]*taskAcc
 	seeds map[int]struct{}
 	cells bool
 }
 
+// unitKey is what pass^k counts attempts of: one task run by one model
+// and agent. Two models that ran a task of one name are two rows of the
+// grid, not one task's attempts (pass^k mixed them: a task "cleared" on
+// k seeds that were different models' runs).
+type unitKey struct{ task, model, agent string }
+
+// unitKeyOf is a row's unit.
+func unitKeyOf(t *Tally, r *TraceRow) unitKey {
+	return unitKey{t.str(r.TaskID), t.str(r.Model), t.str(r.Agent)}
+}
+
+// gridTaskIDs names each unit's grid row: the task id, and when more
+// than one model or agent ran the task, which one in brackets.
+func gridTaskIDs(units map[unitKey]*taskAcc) map[unitKey]string {
+	configs := map[string]int{}
+	for k := range units {
+		configs[k.task]++
+	}
+	ids := make(map[unitKey]string, len(units))
+	for k := range units {
+		ids[k] = k.task
+		if configs[k.task] > 1 {
+			ids[k] = k.task + " [" + configLabel(k.model, k.agent) + "]"
+		}
+	}
+	return ids
+}
+
+// configLabel names a model and agent, "(none)" for what a trace did not
+// record.
+func configLabel(model, agent string) string {
+	return cmp.Or(model, "(none)") + " · " + cmp.Or(agent, "(none)")
+}
+
 func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
-	ta := g.tasks[r.TaskID]
+	key := unitKeyOf(t, r)
+	ta := g.tasks[key]
 	if ta == nil {
 		ta = &taskAcc{}
-		g.tasks[t.str(r.TaskID)] = ta
+		g.tasks[key] = ta
 	}
 	ta.runs++
 	unknown := r.Unknown()
@@ -267,8 +302,23 @@ func (g *gridAcc) build() Grid {
 	}
 	var sum1 float64
 	clear, scored := 0, 0
-	for _, id := range slices.Sorted(maps.Keys(g.tasks)) {
-		ta := g.tasks[id]
+	ids := gridTaskIDs(g.tasks)
+	// Tasks and unknown tasks are counted by task id (a task run by two
+	// models is one task, known when either run has an outcome); the
+	// rates by row.
+	taskKnown := map[string]bool{}
+	for k, ta := range g.tasks {
+		taskKnown[k.task] = taskKnown[k.task] || ta.runs > ta.unknown
+	}
+	out.NTasks = len(taskKnown)
+	for _, k := range taskKnown {
+		if !k {
+			out.UnknownTasks++
+		}
+	}
+	keys := slices.SortedFunc(maps.Keys(g.tasks), func(a, b unitKey) int { return cmp.Compare(ids[a], ids[b]) })
+	for _, key := range keys {
+		ta, id := g.tasks[key], ids[key]
 		slices.SortStableFunc(ta.cells, func(a, b Cell) int {
 			return cmp.Or(cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.RunID, b.RunID))
 		})
@@ -284,8 +334,7 @@ func (g *gridAcc) build() Grid {
 		out.Tasks = append(out.Tasks, row)
 		known := ta.runs - ta.unknown
 		if known == 0 {
-			// Nothing known about this task: in no rate's denominator.
-			out.UnknownTasks++
+			// Nothing known about this row: in no rate's denominator.
 			continue
 		}
 		row = out.Tasks[len(out.Tasks)-1]
@@ -333,7 +382,7 @@ func groupsOf(m map[string]*groupAcc) []Group {
 		gr := g.grid.build()
 		c := g.cost.summary()
 		out = append(out, Group{
-			Key: k, Traces: g.n, Tasks: len(gr.Tasks), Solved: gr.Solved,
+			Key: k, Traces: g.n, Tasks: gr.NTasks, Solved: gr.Solved,
 			PassAt1: gr.PassAt1, PassHatK: gr.PassHatK,
 			HeadlinePassRate: ratio(g.contract+g.weak, g.n), ContractPassRate: ratio(g.contract, g.n),
 			InputTokens: c.InputTokens, OutputTokens: c.OutputTokens,

@@ -73,7 +73,7 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 		fit(orNone(r.DatasetID), keyColumn), short(clean(r.DatasetSHA256)), fit(orNone(r.Scorer), keyColumn), fit(orNone(r.PromptID), keyColumn)), width, 2)))
 	line("%s", renderLines(st.Muted, reportview.WrapHang(fmt.Sprintf("taxonomy %s (%s), trust: %s · rules %s · %d traces, %d tasks, k = %d",
 		fit(orNone(r.Taxonomy.Name), keyColumn), short(clean(r.Taxonomy.Version)), clean(r.Taxonomy.Trust), fit(orNone(r.RulesVersion), keyColumn),
-		r.NTraces, len(r.Grid.Tasks), r.Grid.K), width, 2)))
+		r.NTraces, r.Grid.NTasks, r.Grid.K), width, 2)))
 	if len(r.MissingControls) > 0 {
 		line("%s", renderLines(st.Warn, reportview.WrapHang("controls missing: "+strings.Join(r.MissingControls, ", "), width, 2)))
 	}
@@ -107,6 +107,9 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 		}
 		line("  %s %s%s %4d %6s", padRight(fit(c.Code, keyColumn), labelW), bar.Render(strings.Repeat("█", n)),
 			strings.Repeat(" ", barMax-n), c.Count, pct(ratio(c.Count, v.Traces)))
+	}
+	if v.MixNote != "" {
+		line("  %s", renderLines(st.Warn, reportview.WrapHang(v.MixNote, width-2, 4)))
 	}
 
 	line("")
@@ -173,10 +176,17 @@ func WriteText(w io.Writer, r *ReportData, width int, color bool) error {
 	line("%s", st.Heading.Render("Per-task grid"))
 	line("  %s", renderLines(st.Muted, reportview.WrapHang(reportview.GridLegend, width-2, 2)))
 	writeTextGrid(&b, &v.Grid, st, width)
-	line("  %s %s", st.Label.Render("nobody clears:"), clean(orNone(strings.Join(v.NobodyClears, ", "))))
-	line("  %s %s", st.Label.Render("saturated:"), clean(orNone(strings.Join(v.Saturated, ", "))))
-	if v.TasksInPack > len(v.Grid.Tasks) {
-		line("  %s", st.Warn.Render(fmt.Sprintf("%d of the pack's %d tasks have no trace", v.TasksInPack-len(v.Grid.Tasks), v.TasksInPack)))
+	// Task lists wrap: a task run by several models is one row per
+	// model and agent, named "task [model · agent]".
+	for _, l := range []struct {
+		label string
+		ids   []string
+	}{{"nobody clears:", v.NobodyClears}, {"saturated:", v.Saturated}} {
+		text := reportview.WrapHang(l.label+" "+clean(orNone(strings.Join(l.ids, ", "))), width-2, 4)
+		line("  %s%s", st.Label.Render(l.label), strings.TrimPrefix(text, l.label))
+	}
+	if v.TasksInPack > v.Grid.NTasks {
+		line("  %s", st.Warn.Render(fmt.Sprintf("%d of the pack's %d tasks have no trace", v.TasksInPack-v.Grid.NTasks, v.TasksInPack)))
 	}
 
 	for _, sec := range v.Sections {

@@ -56,12 +56,18 @@ func NewTrendRun(id string) *TrendRun {
 	return &TrendRun{RunID: id, tasks: map[string]*trendTask{}}
 }
 
-// Add folds one row in.
+// Add folds one row in. A task is counted per model and agent (as the
+// report's grid counts it, unitKey): two models' runs of a task of one
+// name are not attempts of one task, for pass^k or the intervals.
 func (r *TrendRun) Add(row *TraceRow) {
-	t := r.tasks[row.TaskID]
+	key := row.TaskID
+	if row.Model != "" || row.Agent != "" {
+		key += "\x00" + row.Model + "\x00" + row.Agent
+	}
+	t := r.tasks[key]
 	if t == nil {
 		t = &trendTask{classes: map[string]int{}}
-		r.tasks[row.TaskID] = t
+		r.tasks[key] = t
 		r.order = nil
 	}
 	t.n++
@@ -105,6 +111,10 @@ func (r *TrendRun) shortOfK() int {
 
 // Len is the number of rows added.
 func (r *TrendRun) Len() int { return r.n }
+
+// scored says some of the run's outcomes are known: only then are its
+// pass@1 and pass^k figures (a run nobody scored has none, not 0 %).
+func (r *TrendRun) scored() bool { return r.n > r.unknown }
 
 // Estimate is a figure with its 95 % interval, clustered by task.
 type Estimate struct {
@@ -220,6 +230,17 @@ func (r *TrendRun) figure(f trendFigure) Estimate {
 	return r.share(f.name, false)
 }
 
+// outcomeFigure says a figure rests on the scorer's verdicts: pass@1,
+// pass^k, and the shares of the classes only a verdict can give (PASS_*,
+// SCORER_RED), which a run nobody scored has 0 % of by construction.
+func outcomeFigure(name string) bool {
+	switch name {
+	case TrendPassAt1, TrendPassHatK, triage.PassContract, triage.PassWeak, triage.ScorerRed:
+		return true
+	}
+	return false
+}
+
 // trendFigure names a figure: pass@1, pass^k, a class, or a cluster.
 type trendFigure struct {
 	name    string
@@ -250,9 +271,14 @@ type TrendPoint struct {
 	// pass^k; ShortOfK counts its tasks that ran fewer and so cannot
 	// clear pass^k. A pass^k change between points of different k is
 	// not a trend (Trend "k differs").
-	K        int      `json:"k"`
-	ShortOfK int      `json:"short_of_k"`
-	Estimate Estimate `json:"estimate"`
+	K        int `json:"k"`
+	ShortOfK int `json:"short_of_k"`
+	// NoOutcome says the point is a figure that rests on verdicts
+	// (outcomeFigure: pass@1, pass^k, PASS_*, SCORER_RED) of a run none
+	// of whose outcomes is known: no figure at all, not 0 (its Estimate
+	// is zero and means nothing), and no change to or from it is called.
+	NoOutcome bool     `json:"no_outcome,omitempty"`
+	Estimate  Estimate `json:"estimate"`
 	// Change is the difference from the previous run, nil for the first.
 	Change *float64 `json:"change,omitempty"`
 	// Trend says whether the change is more than noise: "up", "down", or
@@ -321,11 +347,12 @@ func Trends(tax *triage.Taxonomy, runs []*TrendRun, noise *[2]*TrendRun) []Trend
 			d := math.Abs(noise[0].figure(f).Value - noise[1].figure(f).Value)
 			line.NoiseFloor, floor = &d, d
 		}
+		rate := !f.cluster && outcomeFigure(f.name)
 		for i, r := range runs {
 			e := r.figure(f)
 			p := TrendPoint{RunID: r.RunID, Traces: r.n, Tasks: len(r.tasks), Leftovers: r.leftovers, UnknownOutcome: r.unknown,
-				K: r.k, ShortOfK: r.shortOfK(), Estimate: e}
-			if i > 0 {
+				K: r.k, ShortOfK: r.shortOfK(), Estimate: e, NoOutcome: rate && !r.scored()}
+			if i > 0 && (!rate || (r.scored() && runs[i-1].scored())) {
 				prev := runs[i-1].figure(f)
 				d := e.Value - prev.Value
 				p.Change = &d

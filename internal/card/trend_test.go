@@ -175,3 +175,46 @@ func TestTrendNoiseFloorAndShortOfKLeaveOutWhatPassHatKDoes(t *testing.T) {
 	r.Add(&TraceRow{RunID: "r", TaskID: "T09", Seed: 0}) // one attempt, outcome unknown
 	require.Zero(t, r.shortOfK())
 }
+
+// A run none of whose outcomes is known has no pass@1 or pass^k (it
+// showed "0.0 % … ↓ trend" in Trends by run): its points say so, the
+// section prints "—", and no change to or from it is called.
+func TestTrendUnknownOnlyRunHasNoRate(t *testing.T) {
+	t.Parallel()
+	scored := trendRun("a", 3, 1, func(int, int) string { return triage.PassContract })
+	nobody := NewTrendRun("b")
+	for i := range 3 {
+		nobody.Add(&TraceRow{RunID: "b", TaskID: fmt.Sprintf("T%02d", i), Primary: triage.Timeout})
+	}
+	again := trendRun("c", 3, 1, func(int, int) string { return triage.PassContract })
+	lines := Trends(nil, []*TrendRun{scored, nobody, again}, nil)
+	for _, fig := range []string{TrendPassAt1, TrendPassHatK} {
+		pts := line(lines, fig).Points
+		require.False(t, pts[0].NoOutcome)
+		require.True(t, pts[1].NoOutcome, fig)
+		require.Nil(t, pts[1].Change, fig)
+		require.Empty(t, pts[1].Trend, fig)
+		require.Nil(t, pts[2].Change, "%s: no change from a point with no figure", fig)
+		require.False(t, pts[2].NoOutcome)
+	}
+	// A log-only class's share of the unscored run is still a figure.
+	to := line(lines, triage.Timeout).Points[1]
+	require.False(t, to.NoOutcome)
+	require.InDelta(t, 1, to.Estimate.Value, 1e-12)
+
+	s := TrendSection(&TrendReport{By: TrendByRun, Points: []string{"a", "b", "c"}, Lines: lines})
+	var rows []string
+	for _, r := range s.Rows {
+		if r[1] == "b" && (r[0] == TrendPassAt1 || r[0] == "") {
+			rows = append(rows, strings.Join(r, "|"))
+		}
+	}
+	require.Contains(t, rows, "|b|—|—|||—")
+	for _, l := range lines {
+		if outcomeFigure(l.Figure) {
+			for _, p := range l.Points {
+				require.NotContains(t, []string{"up", "down"}, p.Trend, "%s at %s", l.Figure, p.RunID)
+			}
+		}
+	}
+}

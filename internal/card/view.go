@@ -16,6 +16,7 @@ func View(r *ReportData) *reportview.Report {
 		Rates:          r.Rates,
 		Leftovers:      r.Leftovers.Count,
 		Caveats:        CaveatText(r.Caveats),
+		MixNote:        MixNote(r.Unscored, r.NTraces),
 		CaveatsWarn:    r.Caveats.Leftovers > 0 || r.Caveats.UnknownOutcome > 0 || r.Caveats.Trust != TrustTrusted,
 		Dominant:       r.Dominant,
 		Outcomes:       r.OutcomeCounts,

@@ -144,8 +144,9 @@ func decodeACP(ctx context.Context, src Source, emit func(Record) error) error {
 			}
 		case "agent_timeout":
 			t.StopReason = nameOr(l.Reason, "agent_timeout")
+			// A budget kill: the stop reason; the outcome is the
+			// verifier's (see applyTrialResult).
 			t.Timeout = ptr(true)
-			t.Outcome = triage.OutcomeIncomplete
 			if l.TimeoutSec != nil && *l.TimeoutSec > 0 {
 				t.WallCap = l.TimeoutSec
 			}

@@ -217,10 +217,12 @@ func inspectTrace(src Source, hdr *inspectHeader, raw []byte) (*triage.Trace, er
 	inspectScoresInto(t, s.Scores, res)
 	t.Timeout = ptr(limited)
 	switch {
+	case t.ExitCode != nil:
+		// Scored: the scorer's verdict, even after a limit ended the
+		// sample (the limit is the stop reason).
+		scorerOutcome(t)
 	case s.Error != nil:
 		t.Outcome = triage.OutcomeFailed
-	case limited:
-		t.Outcome = triage.OutcomeIncomplete
 	}
 	if len(raw) <= HarnessRawLimit {
 		t.Raw = append([]byte(nil), raw...)

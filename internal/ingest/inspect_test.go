@@ -118,12 +118,13 @@ func TestInspectOutcomes(t *testing.T) {
 		timeout bool
 		exit    *int
 	}{
-		{"limit hit", `{"id":"a","epoch":2,"limit":{"type":"token","limit":1000},"scores":{"s":{"value":"I"}}}`, triage.OutcomeIncomplete, true, ptr(1)},
-		{"sample_limit event", `{"id":"a","epoch":1,"events":[{"event":"sample_limit","type":"time","message":"x"}]}`, triage.OutcomeIncomplete, true, nil},
+		{"limit hit", `{"id":"a","epoch":2,"limit":{"type":"token","limit":1000},"scores":{"s":{"value":"I"}}}`, triage.OutcomeFailed, true, ptr(1)},
+		{"limit hit, scored correct", `{"id":"a","epoch":2,"limit":{"type":"token","limit":1000},"scores":{"s":{"value":"C"}}}`, triage.OutcomeSuccess, true, ptr(0)},
+		{"sample_limit event", `{"id":"a","epoch":1,"events":[{"event":"sample_limit","type":"time","message":"x"}]}`, triage.OutcomeUnknown, true, nil},
 		{"error", `{"id":1,"epoch":1,"error":{"message":"boom","traceback":""}}`, triage.OutcomeFailed, false, nil},
-		{"numeric pass", `{"id":1,"epoch":1,"scores":{"a":{"value":1.0},"b":{"value":true}}}`, triage.OutcomeUnknown, false, ptr(0)},
-		{"one scorer fails", `{"id":1,"epoch":1,"scores":{"a":{"value":"C"},"b":{"value":0.5}}}`, triage.OutcomeUnknown, false, ptr(1)},
-		{"dict value", `{"id":1,"epoch":1,"scores":{"a":{"value":{"x":"C","y":1}}}}`, triage.OutcomeUnknown, false, ptr(0)},
+		{"numeric pass", `{"id":1,"epoch":1,"scores":{"a":{"value":1.0},"b":{"value":true}}}`, triage.OutcomeSuccess, false, ptr(0)},
+		{"one scorer fails", `{"id":1,"epoch":1,"scores":{"a":{"value":"C"},"b":{"value":0.5}}}`, triage.OutcomeFailed, false, ptr(1)},
+		{"dict value", `{"id":1,"epoch":1,"scores":{"a":{"value":{"x":"C","y":1}}}}`, triage.OutcomeSuccess, false, ptr(0)},
 		{"unscored", `{"id":1,"epoch":1,"scores":{"a":{"value":null}}}`, triage.OutcomeUnknown, false, nil},
 	}
 	for _, tc := range tests {

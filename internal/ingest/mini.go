@@ -329,7 +329,7 @@ func nameOr(s, def string) string {
 
 // miniExitOutcome maps info.exit_status. "Submitted" leaves the outcome to
 // the scorer; "LimitsExceeded" (step or cost limit) and timeouts are
-// budget kills (Timeout, incomplete); any other status is the name of the
+// budget kills (Timeout), the outcome left to the scorer; any other status is the name of the
 // exception that ended the run (RetryError, FormatError…), so failed.
 func miniExitOutcome(status string) (triage.Outcome, *bool) {
 	switch s := strings.TrimSpace(status); {
@@ -338,7 +338,7 @@ func miniExitOutcome(status string) (triage.Outcome, *bool) {
 	case s == "Submitted":
 		return triage.OutcomeUnknown, ptr(false)
 	case s == "LimitsExceeded" || strings.Contains(strings.ToLower(s), "timeout"):
-		return triage.OutcomeIncomplete, ptr(true)
+		return triage.OutcomeUnknown, ptr(true)
 	default:
 		return triage.OutcomeFailed, ptr(false)
 	}

@@ -100,6 +100,7 @@ func addSWEReport(src Source, t *triage.Trace) {
 		return
 	}
 	t.ExitCode = ptr(rep.exitCode())
+	scorerOutcome(t)
 	t.TestOutput = ptr(rep.testOutput())
 	t.Scorer = rep.scorerReport()
 	if t.Scorer != nil {
@@ -135,4 +136,20 @@ func flatReport(resolved json.RawMessage, data []byte) (*sweReport, error) {
 		return nil, fmt.Errorf("report: resolved is %s, want true or false", bytes.TrimSpace(resolved))
 	}
 	return &sweReport{Resolved: *r.Resolved, PatchApplied: r.PatchApplied, PatchIsNone: r.PatchIsNone, Tests: r.TestsStatus}, nil
+}
+
+// scorerOutcome makes the scorer's verdict (t.ExitCode) the outcome:
+// success when it passed, failed when not, whatever the harness said of
+// how the agent stopped (a budget kill, an auto-submission, a crash after
+// the patch was written), which stays the stop reason. A run SWE-bench
+// resolved after "submitted (exit_cost)" is resolved, as the harness's
+// own resolved rate counts it.
+func scorerOutcome(t *triage.Trace) {
+	if t.ExitCode == nil {
+		return
+	}
+	t.Outcome = triage.OutcomeFailed
+	if *t.ExitCode == 0 {
+		t.Outcome = triage.OutcomeSuccess
+	}
 }

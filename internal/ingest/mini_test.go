@@ -61,7 +61,11 @@ func TestMiniRealFiles(t *testing.T) {
 				require.NotContains(t, *tr.TestOutput, "FAILED")
 			}
 			require.False(t, *tr.Timeout)
-			require.Equal(t, triage.OutcomeUnknown, tr.Outcome)
+			want := triage.OutcomeFailed
+			if tc.exit == 0 {
+				want = triage.OutcomeSuccess
+			}
+			require.Equal(t, want, tr.Outcome, "the scorer's verdict")
 		})
 	}
 }
@@ -139,8 +143,9 @@ func TestMiniExitStatus(t *testing.T) {
 		timeout *bool
 	}{
 		{"Submitted", triage.OutcomeUnknown, ptr(false)},
-		{"LimitsExceeded", triage.OutcomeIncomplete, ptr(true)},
-		{"ExecutionTimeoutError", triage.OutcomeIncomplete, ptr(true)},
+		// A budget kill is the stop reason; the outcome is the scorer's.
+		{"LimitsExceeded", triage.OutcomeUnknown, ptr(true)},
+		{"ExecutionTimeoutError", triage.OutcomeUnknown, ptr(true)},
 		{"RetryError", triage.OutcomeFailed, ptr(false)},
 		{"", triage.OutcomeUnknown, nil},
 	}

@@ -111,7 +111,7 @@ func TestACPTimeout(t *testing.T) {
 	require.Equal(t, "wall_clock_timeout", tr.StopReason)
 	require.Equal(t, ptr(true), tr.Timeout)
 	require.Equal(t, ptr(900.0), tr.WallCap)
-	require.Equal(t, triage.OutcomeIncomplete, tr.Outcome)
+	require.Equal(t, triage.OutcomeUnknown, tr.Outcome, "a budget kill is the stop reason, not the outcome")
 	require.Len(t, tr.ToolCalls, 1)
 	require.JSONEq(t, `{"command":"xz -9e big.log"}`, string(tr.ToolCalls[0].Args))
 	require.Equal(t, "did not finish (in_progress)", tr.ToolCalls[0].Error)
@@ -178,7 +178,7 @@ func TestTrialFolders(t *testing.T) {
 		require.Equal(t, "AgentTimeoutError", tr.StopReason)
 		require.Equal(t, ptr(true), tr.Timeout)
 		require.Equal(t, ptr(900.0), tr.WallCap)
-		require.Equal(t, triage.OutcomeIncomplete, tr.Outcome)
+		require.Equal(t, triage.OutcomeFailed, tr.Outcome, "the verifier's verdict; the kill is the stop reason")
 		require.Equal(t, ptr(1), tr.ExitCode, "reward 0 from verifier/reward.json")
 		require.Equal(t, []any{2, nil}, callExits(tr))
 		require.Equal(t, "gpt-5-codex", tr.Model)
@@ -244,7 +244,9 @@ func TestTrialBadResult(t *testing.T) {
 	} {
 		dir := writeTrial(t, map[string]string{"result.json": tc.body, "verifier/reward.txt": "1"})
 		recs := decodeTrialDir(t, dir)
-		require.Len(t, recs, 1)
+		require.Len(t, recs, 2, "the reject naming the file, then the trial without it")
+		require.NotNil(t, recs[1].Trace)
+		require.Equal(t, ptr(0), recs[1].Trace.ExitCode, "the verifier's reward.txt still scores it")
 		r := recs[0].Reject
 		require.NotNil(t, r, tc.body)
 		require.Equal(t, filepath.Join(dir, "result.json"), r.File)

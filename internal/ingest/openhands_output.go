@@ -240,32 +240,45 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 			t.Diff = ptr(strings.TrimLeft(p, "\n"))
 		}
 	}
+	if o.Error != nil && *o.Error != "" {
+		logStop := t.StopReason
+		t.Outcome, t.Timeout = ohErrorOutcome(*o.Error)
+		t.StopReason = strings.TrimSpace(*o.Error)
+		if *t.Timeout && logStop == "finish" {
+			// A budget error the log contradicts: the agent's last
+			// action was its finish, so the cap did not end the run. The
+			// log decides (DESIGN §7), as for a trial.
+			t.Timeout = ptr(false)
+			t.StopReason = "finish (the harness recorded " + firstLine(t.StopReason) + ", but the log ends in the agent's finish)"
+		}
+	}
+	// The scorer's verdict, after the error: it is the outcome whatever
+	// stopped the agent.
 	switch {
 	case o.Report != nil && o.Report.Resolved != nil:
 		t.ExitCode = ptr(1)
 		if *o.Report.Resolved {
 			t.ExitCode = ptr(0)
 		}
+		scorerOutcome(t)
 	case o.InstanceID != "":
 		// A benchmark instance with no verdict of its own: the scored copy
 		// beside output.jsonl, or the SWE-bench reports of its run.
 		addSWEReport(src, t)
 	}
-	if o.Error != nil && *o.Error != "" {
-		t.Outcome, t.Timeout = ohErrorOutcome(*o.Error)
-		t.StopReason = strings.TrimSpace(*o.Error)
-	}
 	return t, ""
 }
 
 // ohErrorOutcome maps the run's error text: a timeout or an exhausted
-// budget (iterations, cost) is a budget kill (incomplete, Timeout); any
-// other error crashed the run (failed).
+// budget (iterations, cost) is a budget kill (Timeout), its outcome the
+// scorer's (unknown without an eval report: ponyc-4588 of the real
+// Multi-SWE-bench log was counted a fail as "incomplete"); any other
+// error crashed the run (failed).
 func ohErrorOutcome(msg string) (triage.Outcome, *bool) {
 	l := strings.ToLower(msg)
 	for _, w := range []string{"timeout", "timed out", "maximum iteration", "max_iterations", "budget", "exceeded"} {
 		if strings.Contains(l, w) {
-			return triage.OutcomeIncomplete, ptr(true)
+			return triage.OutcomeUnknown, ptr(true)
 		}
 	}
 	return triage.OutcomeFailed, ptr(false)

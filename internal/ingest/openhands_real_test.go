@@ -1,11 +1,15 @@
 package ingest
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
 )
 
 // The eval output.jsonl of a real Multi-SWE-bench run: shell exit codes
@@ -155,4 +159,40 @@ func callNames(tr *triageTrace) []string {
 		out = append(out, c.Name)
 	}
 	return out
+}
+
+// A budget error the log contradicts is not a budget kill: ponyc-4595
+// ends in the agent's finish, so the same "maximum iteration" error on
+// it leaves Timeout false, with both words in the stop reason;
+// ponyc-4588, whose log ends in a run, stays a budget kill.
+func TestOpenHandsBudgetErrorContradictedByFinish(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(realLog(t, "openhands", "multi-swe-bench", "output.jsonl"))
+	require.NoError(t, err)
+	const maxIter = "RuntimeError: Agent reached maximum iteration in headless mode. Current iteration: 50, max iteration: 50"
+	var out bytes.Buffer
+	for _, l := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var row map[string]any
+		require.NoError(t, json.Unmarshal(l, &row))
+		if row["instance_id"] == "ponylang__ponyc-4595" {
+			row["error"] = maxIter
+		}
+		b, err := json.Marshal(row)
+		require.NoError(t, err)
+		out.Write(append(b, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "output.jsonl")
+	require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
+	by := map[string]*triage.Trace{}
+	for _, r := range decodeWith(t, OpenHandsFormat, path, Options{}) {
+		require.NotNil(t, r.Trace, r.Reject)
+		by[r.Trace.TaskID] = r.Trace
+	}
+	finished := by["ponylang__ponyc-4595"]
+	require.Equal(t, ptr(false), finished.Timeout)
+	require.Contains(t, finished.StopReason, "but the log ends in the agent's finish")
+	killed := by["ponylang__ponyc-4588"]
+	require.Equal(t, ptr(true), killed.Timeout)
+	require.Equal(t, maxIter, killed.StopReason)
+	require.Equal(t, triage.OutcomeUnknown, killed.Outcome, "no eval report: unknown, not incomplete")
 }

@@ -63,7 +63,7 @@ func TestOpenHandsOutputJSONL(t *testing.T) {
 	require.Equal(t, "astropy\nsetup.py", b.ToolCalls[0].Output)
 	require.Nil(t, b.Diff, "empty patch is no diff")
 	require.Nil(t, b.ExitCode)
-	require.Equal(t, triage.OutcomeIncomplete, b.Outcome)
+	require.Equal(t, triage.OutcomeUnknown, b.Outcome, "no eval report: unknown, the budget kill is the stop reason")
 	require.True(t, *b.Timeout)
 	require.Equal(t, triage.Tokens{Input: 300000, Output: 4000}, *b.Tokens)
 }

@@ -285,8 +285,10 @@ var sweBudgetKills = map[string]bool{
 
 // sweExitOutcome maps info.exit_status. A plain "submitted" leaves the
 // outcome to the scorer (unknown here). Budget kills, including an
-// auto-submission after one ("submitted (exit_cost)"), are Timeout and
-// incomplete; exit_forfeit and exit_command (the agent quit) are
+// auto-submission after one ("submitted (exit_cost)"), are Timeout, with
+// the outcome left to the scorer too: SWE-bench scores the patch a killed
+// run submitted, and a run it resolved is resolved (the kill is the stop
+// reason, not the outcome); exit_forfeit and exit_command (the agent quit) are
 // incomplete; harness or model errors (exit_error, exit_format, exit_api,
 // exit_environment_error) are failed: the run crashed rather than ran out.
 // Unknown statuses leave both unknown.
@@ -298,14 +300,14 @@ func sweExitOutcome(status string) (triage.Outcome, *bool) {
 			return triage.OutcomeUnknown, ptr(false)
 		}
 		if sweBudgetKills[inner] {
-			return triage.OutcomeIncomplete, ptr(true)
+			return triage.OutcomeUnknown, ptr(true)
 		}
 		o, _ := sweExitOutcome(inner)
 		return o, ptr(false)
 	}
 	switch {
 	case sweBudgetKills[s]:
-		return triage.OutcomeIncomplete, ptr(true)
+		return triage.OutcomeUnknown, ptr(true)
 	case s == "exit_forfeit" || s == "exit_command":
 		return triage.OutcomeIncomplete, ptr(false)
 	case s == "exit_error" || s == "exit_format" || s == "exit_api" || s == "exit_environment_error":

@@ -83,11 +83,12 @@ func TestSWEAgentExitStatus(t *testing.T) {
 		timeout *bool
 	}{
 		{"submitted", triage.OutcomeUnknown, ptr(false)},
-		{"exit_cost", triage.OutcomeIncomplete, ptr(true)},
-		{"exit_context", triage.OutcomeIncomplete, ptr(true)},
-		{"exit_total_execution_time", triage.OutcomeIncomplete, ptr(true)},
-		{"exit_command_timeout", triage.OutcomeIncomplete, ptr(true)},
-		{"submitted (exit_cost)", triage.OutcomeIncomplete, ptr(true)},
+		// Budget kills: the stop reason; the outcome is the scorer's.
+		{"exit_cost", triage.OutcomeUnknown, ptr(true)},
+		{"exit_context", triage.OutcomeUnknown, ptr(true)},
+		{"exit_total_execution_time", triage.OutcomeUnknown, ptr(true)},
+		{"exit_command_timeout", triage.OutcomeUnknown, ptr(true)},
+		{"submitted (exit_cost)", triage.OutcomeUnknown, ptr(true)},
 		{"submitted (exit_format)", triage.OutcomeFailed, ptr(false)},
 		{"exit_forfeit", triage.OutcomeIncomplete, ptr(false)},
 		{"exit_error", triage.OutcomeFailed, ptr(false)},

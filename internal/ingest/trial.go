@@ -21,16 +21,22 @@ import (
 // jobs/<job>/<task>__<suffix>/ with result.json, agent/ (the agent's own
 // logs), trajectory/acp_trajectory.jsonl (BenchFlow) and verifier/
 // (reward.txt or reward.json, ctrf.json, test-stdout.txt), or the older
-// Terminal-Bench harness's runs/<run>/<task>/<trial>/ with results.json
-// and agent-logs/. A directory walk claims such a folder instead of
-// walking into it; its result.json may also be named alone.
+// Terminal-Bench harness's (`tb run`) runs/<run>/<task>/<trial>/ with
+// results.json, commands.txt, sessions/ (agent.log, tests.log), panes/
+// and agent-logs/. A directory walk claims such a folder by its layout
+// instead of walking into it, with or without its result file (see
+// isTrialDir); its result.json may also be named alone.
 //
 // The agent's log is decoded by the format that reads it (an ACP
 // trajectory, a Gemini CLI session, Claude Code stream-json, a Codex
 // rollout, a mini-swe-agent or OpenHands trajectory…), found by name
-// first and then by content under agent/. The outcome is the verifier's:
+// first and then by content under agent/, agent-logs/ and sessions/;
+// else Terminus' episodes (terminusTrace); else the terminal capture is
+// kept as text (trialCaptureTrace). The outcome is the verifier's, always
+// (a budget kill is the stop reason):
 // the rewards in result.json, else verifier/reward.json, reward.txt, or
-// the last line of rewards.jsonl, else Terminal-Bench's is_resolved. Only
+// the last line of rewards.jsonl, else Terminal-Bench's is_resolved, else
+// the verifier's test report (ctrf.json: green when every test passed). Only
 // a full reward is green (DESIGN §7: 0.55 of 1 is red), and every reward
 // named must be full when there is no "reward" key. A harness exception
 // (exception_info, failure_mode) is the stop reason, and an agent timeout
@@ -38,7 +44,7 @@ import (
 // trial's place among the job's trials of the same task.
 var TrialFormat = Format{
 	Name:   nameTrial,
-	Wants:  "a trial folder: result.json (trial_name, task_name) with agent/, trajectory/ or verifier/ beside it (Harbor, Terminal-Bench, BenchFlow)",
+	Wants:  "a trial folder: result.json (trial_name, task_name) with agent/, trajectory/, verifier/, sessions/ or agent-logs/ beside it (Harbor, Terminal-Bench, BenchFlow)",
 	Detect: detectTrial,
 	Decode: decodeTrial,
 }
@@ -61,27 +67,57 @@ func detectTrial(name string, head []byte) bool {
 // BenchFlow's, then the Terminal-Bench harness's.
 var trialResultNames = []string{"result.json", "results.json"}
 
-// trialLogDirs are the folders beside a result file that make a trial.
-var trialLogDirs = []string{"agent", "trajectory", "verifier", "agent-logs"}
+// trialLogDirs are the folders beside a result file that make a trial:
+// Harbor's and BenchFlow's, then Terminal-Bench's (`tb run` writes
+// sessions/, panes/ and agent-logs/ beside each trial's results.json).
+var trialLogDirs = []string{"agent", "trajectory", "verifier", "agent-logs", "sessions", "panes"}
+
+// tbCommandsName is the keystrokes Terminal-Bench's harness sent to the
+// trial's terminal, one command a line.
+const tbCommandsName = "commands.txt"
 
 // isTrialDir reports whether dir is a trial folder: a result file and a
-// log or verifier folder beside it.
+// log or verifier folder (or Terminal-Bench's commands.txt) beside it; or,
+// with no result file (a run killed before the harness wrote it, a copy
+// that lost it), a layout only a trial has: Harbor's agent/ with a
+// verifier/ that holds a score or a test report, or Terminal-Bench's
+// sessions/ with commands.txt, panes/ or agent-logs/.
 func isTrialDir(dir string) bool {
-	if trialResultPath(dir) == "" {
-		return false
+	if trialResultPath(dir) != "" {
+		for _, d := range trialLogDirs {
+			if isDir(filepath.Join(dir, d)) {
+				return true
+			}
+		}
+		return isRegular(filepath.Join(dir, tbCommandsName))
 	}
-	for _, d := range trialLogDirs {
-		if st, err := os.Stat(filepath.Join(dir, d)); err == nil && st.IsDir() {
-			return true
+	if isDir(filepath.Join(dir, "agent")) {
+		for _, f := range []string{"ctrf.json", "reward.txt", "reward.json", "test-stdout.txt"} {
+			if isRegular(filepath.Join(dir, "verifier", f)) {
+				return true
+			}
 		}
 	}
+	if isDir(filepath.Join(dir, "sessions")) {
+		return isRegular(filepath.Join(dir, tbCommandsName)) || isDir(filepath.Join(dir, "panes")) || isDir(filepath.Join(dir, "agent-logs"))
+	}
 	return false
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func isRegular(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
 }
 
 func trialResultPath(dir string) string {
 	for _, n := range trialResultNames {
 		p := filepath.Join(dir, n)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if isRegular(p) {
 			return p
 		}
 	}
@@ -126,6 +162,9 @@ type trialResult struct {
 	TotalOutputTokens *int64            `json:"total_output_tokens"`
 	AgentStartedAt    string            `json:"agent_started_at"`
 	AgentEndedAt      string            `json:"agent_ended_at"`
+	// read says the record was read: without one, the log's own end is
+	// the only evidence of how the run stopped.
+	read bool
 }
 
 func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error {
@@ -138,18 +177,49 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 	}
 	resPath := trialResultPath(dir)
 	var res trialResult
+	resRead := false
 	if resPath != "" {
-		data, err := readSmall(resPath)
-		if err != nil {
-			return &HarnessError{File: resPath, Err: err}
+		data, rerr := readSmall(resPath)
+		var err error
+		if rerr == nil {
+			err = json.Unmarshal(data, &res)
 		}
-		if err := json.Unmarshal(data, &res); err != nil {
+		switch {
+		case rerr != nil:
+			// Unreadable or over the results-file limit: rejected by
+			// name, and the trial imports without it, as a corrupt one.
+			if err := emit(Record{Line: 1, Reject: &Reject{File: resPath, Line: 1, Reason: rerr.Error() + "; the trial is imported without it"}}); err != nil {
+				return err
+			}
+		case err != nil:
+			// The harness's record is unreadable, but the agent's log
+			// and the verifier's files beside it are not: the trial
+			// imports with what they say (an unknown outcome when the
+			// record was the only verdict), and the reject names the
+			// file and line.
+			res = trialResult{}
 			line, off := jsonErrPlace(data, err)
 			why := explainJSONErr(err)
 			if off == int64(len(data)) && strings.Contains(err.Error(), "unexpected end of JSON") {
 				why = errors.New("truncated input: unexpected end of JSON")
 			}
-			return emit(Record{Line: line, Reject: &Reject{File: resPath, Line: line, Reason: fmt.Sprintf("byte %d: %v", off, why), Raw: clipRaw(data)}})
+			if err := emit(Record{Line: line, Reject: &Reject{File: resPath, Line: line, Reason: fmt.Sprintf("byte %d: %v; the trial is imported without it", off, why), Raw: clipRaw(data)}}); err != nil {
+				return err
+			}
+		default:
+			resRead = true
+		}
+	}
+	res.read = resRead
+	if !resRead {
+		// Terminal-Bench's run-level results.json lists every trial's
+		// record too.
+		if r, p := tbRunRecord(dir); r != nil {
+			res, resRead = *r, true
+			res.read = true
+			src.Opts.Outcomes.warnOnce(dir, "no readable results.json in the trial folder; its record is taken from the run's %s", p)
+		} else if resPath == "" {
+			src.Opts.Outcomes.warnOnce(dir, "no result.json or results.json in the trial folder: the outcome is read from the verifier's files alone, and is unknown without them")
 		}
 	}
 	t, err := trialAgentTrace(ctx, dir, src.Opts, emit)
@@ -157,8 +227,10 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 		return err
 	}
 	if t == nil {
-		t = newHarnessTrace(nameTrial, src)
-		t.HasToolLog = false
+		t = terminusTrace(dir, src)
+	}
+	if t == nil {
+		t = trialCaptureTrace(dir, src)
 	}
 	t.Source = nameTrial
 	t.Raw = nil
@@ -166,7 +238,37 @@ func decodeTrial(ctx context.Context, src Source, emit func(Record) error) error
 	t.Seed = trialSeed(dir, t.TaskID, &res)
 	t.RunID = runFromDir(Source{Name: dir, Path: dir, Opts: src.Opts}, t.TaskID)
 	applyTrialResult(t, dir, &res)
+	if t.Agent == "" || t.Model == "" {
+		agent, model := tbRunMeta(dir)
+		t.Agent, t.Model = nameOr(t.Agent, agent), nameOr(t.Model, model)
+	}
 	return emit(Record{Line: 1, Trace: t})
+}
+
+// tbRunRecord finds a trial's record in the results.json of the
+// Terminal-Bench run it belongs to (runs/<run>/results.json lists every
+// trial's TrialResults under "results"), two folders up; nil when there
+// is none or it does not name the trial.
+func tbRunRecord(dir string) (*trialResult, string) {
+	p := filepath.Join(filepath.Dir(filepath.Dir(dir)), "results.json")
+	data, err := readSmall(p)
+	if err != nil {
+		return nil, ""
+	}
+	var run struct {
+		Results []json.RawMessage `json:"results"`
+	}
+	if json.Unmarshal(data, &run) != nil {
+		return nil, ""
+	}
+	base := filepath.Base(dir)
+	for _, raw := range run.Results {
+		var r trialResult
+		if json.Unmarshal(raw, &r) == nil && r.TrialName == base {
+			return &r, p
+		}
+	}
+	return nil, ""
 }
 
 // jsonErrPlace is the 1-based line and byte offset of a JSON error in data.
@@ -215,7 +317,7 @@ func trialAgentTrace(ctx context.Context, dir string, opts Options, emit func(Re
 	for _, n := range trialLogNames {
 		cands = append(cands, filepath.Join(dir, filepath.FromSlash(n)))
 	}
-	for _, sub := range []string{"agent", "agent-logs"} {
+	for _, sub := range []string{"agent", "agent-logs", "sessions"} {
 		root := filepath.Join(dir, sub)
 		n := 0
 		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -306,10 +408,33 @@ func trialTaskID(dir string, res *trialResult) string {
 		return tid
 	}
 	base := filepath.Base(dir)
+	if loc := tbTrialName.FindStringIndex(base); loc != nil && loc[0] > 0 {
+		// Terminal-Bench's <task>.<attempt>-of-<n>.<run> (whose run id
+		// holds a "__").
+		return base[:loc[0]]
+	}
 	if task, _, ok := strings.Cut(base, "__"); ok && task != "" {
 		return task
 	}
 	return base
+}
+
+// tbRunMeta is what Terminal-Bench's run_metadata.json says of the run a
+// trial belongs to (two folders up): the agent and the model, which its
+// trial records do not carry.
+func tbRunMeta(dir string) (agent, model string) {
+	data, err := readSmall(filepath.Join(filepath.Dir(filepath.Dir(dir)), "run_metadata.json"))
+	if err != nil {
+		return "", ""
+	}
+	var m struct {
+		AgentName string `json:"agent_name"`
+		ModelName string `json:"model_name"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return "", ""
+	}
+	return m.AgentName, m.ModelName
 }
 
 // tbTrialName is Terminal-Bench's trial name, <task>.<attempt>-of-<n>.<run>.

@@ -178,6 +178,7 @@ func applyTrialResult(t *triage.Trace, dir string, res *trialResult) {
 	}
 
 	// How the run ended, in the harness's words.
+	logStop := t.StopReason
 	timedOut := false
 	if e := res.ExceptionInfo; e != nil && e.Type != "" {
 		t.StopReason = e.Type
@@ -200,9 +201,31 @@ func applyTrialResult(t *triage.Trace, dir string, res *trialResult) {
 	if json.Unmarshal(res.Error, &errText) == nil && errText != "" && t.StopReason == "" {
 		t.StopReason = firstLine(errText)
 	}
+	if timedOut && logFinished(logStop, t) {
+		// A harness timeout record contradicted by the log: the agent
+		// submitted normally (its closing record says so and it ended
+		// on an answer, not inside a call), and the harness's clock ran
+		// out while it tore down. The log decides (DESIGN §7).
+		timedOut = false
+		t.StopReason = logStop + " (the harness recorded " + t.StopReason + ", but the log ends in a normal submit)"
+	}
+	if !res.read && !timedOut && t.StopReason == "" && trialLogCut(t) {
+		// No record of how it ended, and the agent's log stops inside a
+		// tool call: the harness kills an agent at its timeout (DESIGN
+		// §7's evidence of a cap when there is no exit record).
+		timedOut = true
+		t.StopReason = "the agent's log ends inside a tool call with no result and no answer (killed at the harness's limit)"
+	}
 	if timedOut {
+		// A budget kill is how the run stopped, not its outcome: that is
+		// the verifier's, which scores a killed run too.
 		t.Timeout = ptr(true)
-		t.Outcome = triage.OutcomeIncomplete
+	}
+	if t.Outcome == triage.OutcomeIncomplete && t.Timeout != nil && *t.Timeout {
+		// The agent's own log said incomplete because it was killed (an
+		// ACP agent_timeout, a Codex turn cut off): the same stop
+		// reason, and the outcome is left to the verifier below.
+		t.Outcome = triage.OutcomeUnknown
 	}
 
 	// The verifier's verdict.
@@ -229,11 +252,33 @@ func applyTrialResult(t *triage.Trace, dir string, res *trialResult) {
 			t.ExitCode = ptr(0)
 		}
 	}
+	var ctrf ctrfReport
+	ctrfOK := false
+	if data, err := readSmall(filepath.Join(dir, "verifier", "ctrf.json")); err == nil && json.Unmarshal(data, &ctrf) == nil {
+		ctrfOK = ctrf.Results.Summary.Tests > 0 || len(ctrf.Results.Tests) > 0
+	}
+	if !scored && ctrfOK {
+		// No reward was written (a run whose result.json is missing):
+		// the verifier's test report is its verdict, green only when
+		// every test it ran passed, as Harbor's test scripts reward.
+		scored = true
+		rep.Source = filepath.Join(dir, "verifier", "ctrf.json")
+		green := ctrfGreen(&ctrf)
+		fmt.Fprintf(&b, "verifier: no reward recorded; the test report (verifier/ctrf.json) is the verdict: %s\n", map[bool]string{true: "every test passed", false: "not every test passed"}[green])
+		t.ExitCode = ptr(1)
+		if green {
+			t.ExitCode = ptr(0)
+		}
+	}
 	if !scored {
 		return
 	}
-	var ctrf ctrfReport
-	if data, err := readSmall(filepath.Join(dir, "verifier", "ctrf.json")); err == nil && json.Unmarshal(data, &ctrf) == nil {
+	// The scorer's verdict is the outcome, whatever stopped the agent.
+	t.Outcome = triage.OutcomeFailed
+	if *t.ExitCode == 0 {
+		t.Outcome = triage.OutcomeSuccess
+	}
+	if ctrfOK {
 		s := ctrf.Results.Summary
 		fmt.Fprintf(&b, "tests (verifier/ctrf.json): %d passed, %d failed of %d\n", s.Passed, s.Failed, s.Tests)
 		for _, tc := range ctrf.Results.Tests {
@@ -261,15 +306,59 @@ func applyTrialResult(t *triage.Trace, dir string, res *trialResult) {
 			}
 		}
 	}
-	for _, name := range []string{filepath.Join("verifier", "test-stdout.txt"), "post-test.txt", filepath.Join("panes", "post-test.txt")} {
-		if data, err := readSmall(filepath.Join(dir, name)); err == nil && len(data) > 0 {
-			if len(data) > maxTestOutputTail {
-				data = data[len(data)-maxTestOutputTail:]
-			}
-			fmt.Fprintf(&b, "--- %s ---\n%s", filepath.ToSlash(name), data)
+	// What the scorer printed: its last bytes, escape sequences
+	// stripped (Terminal-Bench's tests.log is a terminal recording), read
+	// through in bounded memory however long it is.
+	for _, name := range []string{filepath.Join("verifier", "test-stdout.txt"), filepath.Join("sessions", "tests.log"), "post-test.txt", filepath.Join("panes", "post-test.txt")} {
+		if c, ok := readCaptureFile(filepath.Join(dir, name), maxTestOutputTail); ok && strings.TrimSpace(c.Text) != "" {
+			fmt.Fprintf(&b, "--- %s ---\n%s", filepath.ToSlash(name), c.Text)
 			break
 		}
 	}
 	t.TestOutput = ptr(b.String())
 	t.Scorer = rep
+}
+
+// ctrfGreen says a CTRF report passed: it ran tests and none failed
+// (skipped and pending ones aside).
+func ctrfGreen(c *ctrfReport) bool {
+	s := c.Results.Summary
+	if len(c.Results.Tests) == 0 {
+		return s.Tests > 0 && s.Failed == 0 && s.Passed > 0
+	}
+	passed := 0
+	for _, tc := range c.Results.Tests {
+		switch tc.Status {
+		case "passed":
+			passed++
+		case "skipped", "pending":
+		default:
+			return false
+		}
+	}
+	return passed > 0
+}
+
+// trialLogCut reports whether the agent's log stops inside a tool call:
+// its last call has no output, no error and no exit code, and no answer
+// or closing record followed it.
+func trialLogCut(t *triage.Trace) bool {
+	n := len(t.ToolCalls)
+	if n == 0 || (t.Answer != nil && strings.TrimSpace(*t.Answer) != "") {
+		return false
+	}
+	c := &t.ToolCalls[n-1]
+	return c.Output == "" && c.Error == "" && c.ExitCode == nil
+}
+
+// logFinishWords are the closing records agents write when they end on
+// their own: Claude Code's result "success", SWE-agent's and
+// mini-swe-agent's "submitted", a model's "end_turn".
+var logFinishWords = map[string]bool{"success": true, "submitted": true, "end_turn": true, "completed": true, "finished": true}
+
+// logFinished reports whether the agent's log ends in a normal submit:
+// its own stop reason is a finish word and it does not stop inside a
+// tool call.
+func logFinished(stop string, t *triage.Trace) bool {
+	return logFinishWords[strings.ToLower(strings.TrimSpace(stop))] && !trialLogCut(t)
 }

@@ -74,8 +74,17 @@ func ExpandWalk(paths []string) (Walk, error) {
 				return nil
 			}
 			if why := skipReason(d.Name()); why != "" && !aiderFileName(path) {
-				w.Skipped = append(w.Skipped, Skip{path, why})
-				return nil
+				if !byExtension(why) || !contentCandidate(d.Name()) {
+					w.Skipped = append(w.Skipped, Skip{path, why})
+					return nil
+				}
+				// A console's stream kept as .txt or .log (Harbor's
+				// agent/claude-code.txt, a captured stream-json): read by
+				// the format its content is, whatever its name.
+				if !detectsByContent(path) {
+					w.Skipped = append(w.Skipped, Skip{path, why + ", and no format reads its content"})
+					return nil
+				}
 			}
 			if filepath.Base(filepath.Dir(path)) == "sb-cli-reports" && strings.HasSuffix(strings.TrimSuffix(strings.ToLower(path), ".gz"), ".json") {
 				w.Skipped = append(w.Skipped, Skip{path, "results file: an sb-cli report, read for the outcomes of the logs beside it"})
@@ -184,6 +193,8 @@ func skipReason(name string) string {
 		return "results file: read for the outcomes of the logs beside it"
 	case l == strings.ToLower(AiderResultsName):
 		return "results file: aider's benchmark results, read for the outcome of the chat history beside it"
+	case l == "run_metadata.json":
+		return "results file: Terminal-Bench's run metadata, read for the agent and model of the trials under it"
 	case l == "manifest.json":
 		return "provenance manifest, not a trace"
 	case l == "preds.json", strings.HasSuffix(l, "all_preds.jsonl"), l == "predictions.jsonl", l == "predictions.json":
@@ -203,4 +214,51 @@ func skipReason(name string) string {
 		return "no trace file extension (.jsonl, .json, .traj, .eval)"
 	}
 	return "not a trace file type (" + ext + ")"
+}
+
+// contentCandidates are the extensions of text files that may hold a
+// trace under another name: a console's stream-json saved as .txt, a
+// JSON-lines log saved as .log or .out.
+var contentCandidates = []string{".txt", ".log", ".out"}
+
+// contentCandidate says a walked file whose name is no trace type is
+// still looked at for a trace: a text capture's extension, or none.
+func contentCandidate(name string) bool {
+	l := strings.TrimSuffix(strings.ToLower(name), ".gz")
+	if filepath.Ext(l) == "" {
+		return !strings.HasPrefix(l, ".")
+	}
+	for _, ext := range contentCandidates {
+		if strings.HasSuffix(l, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// detectsByContent reports whether a harness format reads the file's
+// first bytes. Our own JSONL is not tried: its detector takes any first
+// line that is a JSON object, and a .log of JSON events is not a run of
+// ours.
+func detectsByContent(path string) bool {
+	in, err := Open(path, nil, nil)
+	if err != nil {
+		return false
+	}
+	defer in.Close()
+	if len(trimHead(in.Head)) == 0 {
+		return false
+	}
+	for _, f := range HarnessFormats() {
+		if f.Detect != nil && f.Name != nameTrial && f.Detect(in.Name, in.Head) {
+			return true
+		}
+	}
+	return false
+}
+
+// byExtension says a skip reason is the file's type alone, which its
+// content may still overrule (a results file is skipped by its name).
+func byExtension(why string) bool {
+	return strings.HasPrefix(why, "not a trace file type") || strings.HasPrefix(why, "no trace file extension")
 }

@@ -38,8 +38,12 @@ type Grid struct {
 	// Uneven is true when tasks ran different numbers of seeds.
 	Uneven bool `json:"uneven"`
 	// Seeds are the seed values seen, ascending (the grid's columns).
-	Seeds  []int     `json:"seeds"`
+	Seeds []int `json:"seeds"`
+	// Tasks are the grid's rows: one a task, or one a task and model and
+	// agent when more than one ran it ("task [model · agent]": pass^k
+	// counts one configuration's attempts); NTasks counts the task ids.
 	Tasks  []TaskRow `json:"tasks"`
+	NTasks int       `json:"n_tasks"`
 	Solved int       `json:"solved"`
 	// Unknown counts attempts with no recorded outcome, left out of
 	// pass@1 (their task cannot clear pass^k); UnknownTasks the tasks with no known attempt at

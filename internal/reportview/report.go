@@ -25,6 +25,9 @@ type Report struct {
 	// classes in order (zeros included), labels outside it, then
 	// Unlabelled.
 	Mix []MixRow
+	// MixNote says under the mix how much of it nobody scored, and what
+	// was left out ("" when every trace has an outcome).
+	MixNote string
 	// Dominant is the largest failure class with the seed's advice, nil
 	// when nothing failed.
 	Dominant *Dominant

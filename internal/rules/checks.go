@@ -197,7 +197,7 @@ func (r *run) passWeakRule() {
 // passContractRule: PASS_CONTRACT fires on a passing run when no rule
 // before it fired.
 func (r *run) passContractRule() {
-	if !r.passed() || r.anyFiredBefore(rPassContract) {
+	if !r.passed() || r.firedBeforePass(rPassContract) {
 		return
 	}
 	r.fire(rPassContract, triage.Evidence{Message: passContractMsg(r.tr), ToolCall: -1})

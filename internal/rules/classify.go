@@ -176,9 +176,9 @@ func (c *Compiled) Classify(b Budgets, tr *triage.Trace, opts ...Option) triage.
 
 	fired := r.fired & c.enabledMask
 	nFired := fired.count()
-	primary := fired.first()
+	primary := r.capPrimary(fired, fired.first())
 	r.build(&v, primary, nFired, leaked)
-	v.Decision, v.Reason = r.decide(primary, nFired, heldOut)
+	v.Decision, v.Reason = r.decide(primary, capPolicyCount(fired, primary, nFired), heldOut)
 	return v
 }
 

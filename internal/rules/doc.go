@@ -40,7 +40,9 @@
 //   - the row gave an outcome: that outcome, except that a claimed success
 //     on a guarded task (one with sentinels) that never reached an answer
 //     is incomplete;
-//   - TIMEOUT fired: incomplete;
+//   - TIMEOUT fired: the scorer's verdict (success when green, failed when
+//     red), unknown when it recorded none: a budget kill is how the run
+//     stopped, not its outcome (cap.go);
 //   - a guarded task that never reached an answer: incomplete;
 //   - the scorer is green (exit code 0): success;
 //   - the exit code is known and not 0: failed;

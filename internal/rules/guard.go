@@ -149,7 +149,7 @@ func (r *run) outcome(leaked bool) triage.Outcome {
 		}
 		return tr.Outcome
 	case r.fired.has(rTimeout):
-		return triage.OutcomeIncomplete
+		return r.cappedOutcome()
 	case guarded && !reachedAnswer(tr):
 		return triage.OutcomeIncomplete
 	case tr.Green():

@@ -83,7 +83,9 @@ func TestOutcomeMapping(t *testing.T) {
 	}{
 		{"green", nil, func(*triage.Trace) {}, triage.OutcomeSuccess},
 		{"red", nil, func(tr *triage.Trace) { tr.ExitCode = ptr(1) }, triage.OutcomeFailed},
-		{"timeout", nil, func(tr *triage.Trace) { tr.Timeout = ptr(true) }, triage.OutcomeIncomplete},
+		{"timeout, green", nil, func(tr *triage.Trace) { tr.Timeout = ptr(true) }, triage.OutcomeSuccess},
+		{"timeout, red", nil, func(tr *triage.Trace) { tr.Timeout = ptr(true); tr.ExitCode = ptr(1) }, triage.OutcomeFailed},
+		{"timeout, never scored", nil, func(tr *triage.Trace) { tr.Timeout = ptr(true); tr.ExitCode = nil }, triage.OutcomeUnknown},
 		{"unknown exit, no answer", nil, func(tr *triage.Trace) { tr.ExitCode = nil }, triage.OutcomeUnknown},
 		{"unknown exit, answer", nil, func(tr *triage.Trace) { tr.ExitCode = nil; tr.Answer = ptr("done") }, triage.OutcomeUnknown},
 		{"given blocked kept", nil, func(tr *triage.Trace) { tr.Outcome = triage.OutcomeBlocked }, triage.OutcomeBlocked},

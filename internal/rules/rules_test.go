@@ -105,6 +105,7 @@ func TestTimeout(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			tr := base()
+			tr.ExitCode = ptr(1) // unresolved: a resolved run is PASS_* (TestCapCodebook)
 			c.mod(tr)
 			v := Classify(nil, c.b, nil, tr)
 			ev := evidenceFor(v, triage.Timeout)
@@ -114,7 +115,7 @@ func TestTimeout(t *testing.T) {
 				return
 			}
 			require.Equal(t, triage.Timeout, v.Primary)
-			require.Equal(t, triage.OutcomeIncomplete, v.Outcome)
+			require.Equal(t, triage.OutcomeFailed, v.Outcome, "the scorer's verdict; the cap is why it stopped")
 			var idents []string
 			for _, e := range ev {
 				idents = append(idents, e.Ident)
@@ -422,6 +423,7 @@ func TestDecisionPolicy(t *testing.T) {
 
 	// An unevaluated rule ranking after the primary cannot change it.
 	late := base()
+	late.ExitCode = ptr(1) // unresolved, so TIMEOUT is the primary (cap.go)
 	late.Timeout = ptr(true)
 	late.OutsideAllowlist = nil
 	v = Classify(nil, Budgets{}, nil, late)

@@ -84,8 +84,14 @@ func (r *run) build(v *triage.Verdict, primary, nFired int, leaked bool) {
 		labels = append(labels, table[m.first()].code)
 	}
 	if nFired > 0 {
+		// Every fired class but the primary, in order (the primary need
+		// not be the first: see capPrimary).
 		v.Primary = table[primary].code
-		labels = append(labels, labels[1:]...)
+		for _, l := range labels[:nFired] {
+			if l != v.Primary {
+				labels = append(labels, l)
+			}
+		}
 	}
 	for m := tags; m != 0; m &= m - 1 {
 		labels = append(labels, table[m.first()].code)
