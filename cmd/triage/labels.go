@@ -201,6 +201,16 @@ func parseLabelRow(b []byte) (labelRow, error) {
 	if row.CreatedAt.IsZero() {
 		return labelRow{}, errors.New("created_at: missing (labels keep their time)")
 	}
+	fields := []struct{ name, v string }{{"run_id", row.RunID}, {"task_id", row.TaskID}, {"reviewer", row.Reviewer}, {"primary", row.Primary},
+		{"note", row.Note}, {"slice", row.Slice}, {"cluster", row.Cluster}, {"taxonomy_version", row.TaxonomyVersion}}
+	for i, s := range row.Secondary {
+		fields = append(fields, struct{ name, v string }{fmt.Sprintf("secondary[%d]", i), s})
+	}
+	for _, f := range fields {
+		if err := triage.NoNUL(f.name, f.v); err != nil {
+			return labelRow{}, err
+		}
+	}
 	return row, nil
 }
 

@@ -1,6 +1,9 @@
 package triage
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Decision says whether a verdict can be counted unattended.
 type Decision string
@@ -81,6 +84,24 @@ type LabelEvent struct {
 	// Verdict is set on rule events.
 	Verdict   *Verdict  `json:"verdict,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// CheckText refuses a NUL character in any of the event's text fields
+// (see NoNUL): both stores refuse it alike, so a copy between them fails
+// naming the field rather than deep in PostgreSQL's write.
+func (e *LabelEvent) CheckText() error {
+	for _, f := range [...]struct{ name, v string }{{"reviewer", e.Actor}, {"primary", e.Primary}, {"note", e.Note},
+		{"taxonomy_version", e.TaxonomyVersion}, {"slice", e.Slice}, {"cluster", e.Cluster}} {
+		if err := NoNUL(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	for i, s := range e.Secondary {
+		if err := NoNUL(fmt.Sprintf("secondary[%d]", i), s); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LabelSource says where a trace's current label comes from.

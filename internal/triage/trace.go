@@ -3,6 +3,7 @@ package triage
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Outcome is the typed end of a run (seed 004): a bit cannot tell a safe
@@ -138,6 +139,11 @@ func (t *Trace) Validate() error {
 	if t.RunID == "" {
 		return fmt.Errorf("run_id: missing")
 	}
+	for _, f := range [...]struct{ name, v string }{{"run_id", t.RunID}, {"task_id", t.TaskID}, {"model", t.Model}, {"agent", t.Agent}, {"prompt_id", t.PromptID}} {
+		if err := NoNUL(f.name, f.v); err != nil {
+			return err
+		}
+	}
 	if t.Seed < 0 {
 		return fmt.Errorf("seed: %d is negative", t.Seed)
 	}
@@ -148,6 +154,18 @@ func (t *Trace) Validate() error {
 		if c.Name == "" {
 			return fmt.Errorf("tool_calls[%d].name: missing", i)
 		}
+	}
+	return nil
+}
+
+// NoNUL refuses a NUL character (U+0000) in a value a store keeps as text:
+// PostgreSQL's text cannot hold one (the whole write failed there, while
+// SQLite stored it), so both stores refuse it alike, before writing, and
+// the row is rejected alone with its file and line. Bodies (tool output,
+// the raw row) are bytes on both and keep NULs.
+func NoNUL(field, v string) error {
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		return fmt.Errorf("%s: holds a NUL character (\\u0000) at byte %d, which a store cannot keep as text (PostgreSQL refuses it)", field, i)
 	}
 	return nil
 }
