@@ -175,7 +175,9 @@ type ImportLabel func(batch []Added) ([]*triage.Verdict, error)
 // the rules read; Hash and Source are left empty.
 type RuleBatch func(rows []StoredRow) ([]triage.LabelEvent, error)
 
-// StateFolder folds one trace's events, in id order, into its state.
+// StateFolder folds one trace's events into its state. People's events
+// are ordered by triage.EventBefore (their time), not by arrival; a rule
+// verdict is the latest added (id order).
 type StateFolder struct {
 	st       *triage.LabelState
 	perActor map[string][]triage.LabelEvent
@@ -211,7 +213,7 @@ func (f *StateFolder) Done() *triage.LabelState {
 			st.Humans[actor] = human
 		}
 		// The latest live adjudication, by anyone, settles the trace.
-		if adj != nil && (st.Adjudication == nil || adj.ID > st.Adjudication.ID) {
+		if adj != nil && (st.Adjudication == nil || triage.EventBefore(st.Adjudication, adj)) {
 			st.Adjudication = adj
 		}
 	}
