@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,25 @@ type Slice struct {
 	// Labelled is the number of human label events on its items; a slice
 	// with any is frozen.
 	Labelled int
+	// Replaces, given to CreateSlice, is the CreatedAt of the slice of
+	// this name its creator read before drawing, "" when it saw none. A
+	// slice created meanwhile by another process is not replaced: two
+	// simultaneous `slice create` of one name both said they succeeded,
+	// and one silently replaced the other.
+	Replaces string
+}
+
+// SameDraw says whether two slices hold the same draw: the same items,
+// in the same order, from the same parameters (times aside).
+func (sl *Slice) SameDraw(o *Slice) bool {
+	return sl.Name == o.Name && sl.RunID == o.RunID && sl.Size == o.Size && sl.Seed == o.Seed && sl.Stratify == o.Stratify &&
+		sl.Source == o.Source && slices.Equal(sl.Items, o.Items)
+}
+
+// SliceRaced is the refusal of a slice created by someone else between
+// a creator's read and its write.
+func SliceRaced(name, createdAt string) error {
+	return fmt.Errorf("slice %q was created by another process at %s, after this one looked: not replaced (run slice create again to replace it): %w", name, createdAt, ErrConflict)
 }
 
 // Trust is a stored trust verdict.
