@@ -279,6 +279,11 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		return nil
 	}
 	var readErr bool
+	for _, u := range walk.Unreadable {
+		// It may hold traces: the import goes on and then fails.
+		sum.Errors = append(sum.Errors, fmt.Sprintf("%s: cannot be read: %s", u.Path, u.Reason))
+		readErr = true
+	}
 	pendingFiles, pendingBytes := 0, int64(0)
 	pf := startPrefetch(ctx, files, o.format, opts, prog.wrap)
 	defer pf.close()
