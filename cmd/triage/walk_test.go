@@ -266,3 +266,26 @@ func TestImportWalkFailsForAPathTooLong(t *testing.T) {
 	require.NotContains(t, errOut, "skipped")
 	require.Equal(t, "1 imported, 0 duplicates, 0 rejected\n", out)
 }
+
+// TestALineWithNoEndInAFileIsRejectedAlone: in a regular file, a line
+// longer than four times the line limit (260 MiB of zeros, sparse on
+// disk) is rejected with its length and the good line after it imports:
+// the import gave up on the rest of the file at 256 MiB and lost it.
+// /dev/zero, whose end never comes, still ends (TestEndlessDeviceEnds).
+func TestALineWithNoEndInAFileIsRejectedAlone(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	p := c.file("run-a.jsonl", `{"task_id":"T01"}`+"\n")
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	require.NoError(t, err)
+	const hole = 260 << 20
+	_, err = f.WriteAt([]byte("\n"+`{"task_id":"T02"}`+"\n"), int64(len(`{"task_id":"T01"}`)+1+hole))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out, errOut := c.run("", "import", p)
+	require.Equal(t, exitRejected, code, errOut)
+	require.Contains(t, errOut, p+":2: ")
+	require.Contains(t, errOut, "line is 272629760 bytes, over the 64 MiB limit")
+	require.NotContains(t, errOut, "the rest of the input was not read")
+	require.Equal(t, "2 imported, 0 duplicates, 1 rejected\n", out)
+}
