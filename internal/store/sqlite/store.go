@@ -37,6 +37,8 @@ type DB struct {
 	Now func() time.Time
 	// readOnly: opened read-only, since this process may not write it.
 	readOnly bool
+	// wal is the WAL file this process writes through (wal.go).
+	wal walWatch
 }
 
 // Open opens (creating if needed) the store at path and migrates it. A
@@ -119,6 +121,7 @@ func open(ctx context.Context, path string, decode Decoder, readOnly bool) (*DB,
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	s.walIntact() // records the WAL this connection reads through
 	return s, nil
 }
 
