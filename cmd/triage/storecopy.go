@@ -27,12 +27,12 @@ func newStoreCmd(a *app) *cobra.Command {
 				return usageErr("store copy needs --from and --to (a file or a postgres:// URL each)")
 			}
 			ctx := cmd.Context()
-			src, err := openDB(ctx, from, decodeRow)
+			src, err := openDB(ctx, from, decodeWholeRow)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			dst, err := openDB(ctx, to, decodeRow)
+			dst, err := openDB(ctx, to, decodeWholeRow)
 			if err != nil {
 				return err
 			}

@@ -110,6 +110,12 @@ type Trace struct {
 	// report), when one was found: which tests it ran and which failed.
 	Scorer *ScorerReport `json:"scorer_report,omitempty"`
 
+	// ReadCut, when set, says this copy holds only the first Kept of the
+	// trace's Total tool calls: the commands that read traces bound the
+	// memory one trace takes (ingest.DecodeStoredCalls). The stored row
+	// is whole; a cut copy is never stored or exported.
+	ReadCut *ReadCut `json:"-"`
+
 	// Source names the format the trace came from ("jsonl", "swe-agent", …).
 	Source string `json:"-"`
 	// Raw is the original row verbatim (a JSONL line, or the harness's own
@@ -118,6 +124,26 @@ type Trace struct {
 	// ContentHash identifies the content for de-duplication and for
 	// checking label exchange between stores (hex SHA-256 of Raw).
 	ContentHash string `json:"-"`
+}
+
+// ReadCut says how much of a trace's tool log a reader kept.
+type ReadCut struct {
+	Kept, Total int
+}
+
+// Note says what was cut, for a reader.
+func (c *ReadCut) Note() string {
+	return fmt.Sprintf("only the first %d of its %d tool calls were read (calls %d to %d were not: a trace is read up to %d calls so memory stays bounded; show prints it whole)",
+		c.Kept, c.Total, c.Kept, c.Total-1, c.Kept)
+}
+
+// CallCount is the number of the trace's tool calls, those a reader cut
+// (ReadCut) included: a budget on calls counts them all.
+func (t *Trace) CallCount() int {
+	if t.ReadCut != nil {
+		return t.ReadCut.Total
+	}
+	return len(t.ToolCalls)
 }
 
 // Key names a trace the way people do on the command line: RUN/TASK#SEED.
