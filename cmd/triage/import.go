@@ -440,6 +440,9 @@ func (a *app) importFile(ctx context.Context, im store.Import, path, format stri
 	}
 	var rp repeats
 	reject := func(file string, line int, reason string, raw []byte) error {
+		// A reason may quote the input; a NUL in it is written as its
+		// escape, which PostgreSQL's text can hold, on both stores alike.
+		reason = strings.ReplaceAll(reason, "\x00", `\u0000`)
 		r := store.Reject{File: file, Line: line, Reason: reason, Raw: raw}
 		if rp.again(r) {
 			sum.Rejected++

@@ -242,6 +242,11 @@ func (s *uiStore) AppendLabel(ctx context.Context, e triage.LabelEvent) (triage.
 	if e.TaxonomyVersion == "" {
 		e.TaxonomyVersion = s.tax.Version
 	}
+	// A NUL typed or pasted into a note is refused alike on both stores
+	// (PostgreSQL's text cannot hold it), before the write.
+	if err := e.CheckText(); err != nil {
+		return e, err
+	}
 	return s.db.AppendLabel(ctx, e)
 }
 
