@@ -60,6 +60,10 @@ func TestLongTracesAreReadUpToTheCallBound(t *testing.T) {
 	require.Equal(t, "TIMEOUT", ex.Verdict.Primary, "%d calls are over the budget of %d, though only %d were read", n, maxReadToolCalls+100, maxReadToolCalls)
 	require.Contains(t, out, fmt.Sprintf("%d tool calls are at or over max_tool_calls %d", n, maxReadToolCalls+100))
 
+	code, _, errOut = c.run("", "clusters")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, errOut, fmt.Sprintf("note: 1 traces have more than %d tool calls: their signatures are of the first %d", maxReadToolCalls, maxReadToolCalls))
+
 	code, out, errOut = c.run("", "show", "r/L1#0", "--json")
 	require.Equal(t, exitOK, code, errOut)
 	require.Equal(t, row, out, "show prints the stored row whole")
