@@ -68,6 +68,22 @@ func TestLongTracesAreReadUpToTheCallBound(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	require.Equal(t, row, out, "show prints the stored row whole")
 
+	// The review screen gets the reading: the raw tab lays out the
+	// trace's JSON, which says what was cut, not the stored row whole
+	// (a row of a million calls took it 2.26 GB and 20 s, now 129 MB).
+	db, err := openDB(t.Context(), c.db, decodeRow)
+	require.NoError(t, err)
+	defer db.Close()
+	id, err := db.FindTrace(t.Context(), "r", "L1", 0)
+	require.NoError(t, err)
+	tr, err := (&uiStore{db: db}).Trace(t.Context(), id)
+	require.NoError(t, err)
+	require.Len(t, tr.ToolCalls, maxReadToolCalls)
+	require.Nil(t, tr.Raw)
+	js, err := json.Marshal(tr)
+	require.NoError(t, err)
+	require.Contains(t, string(js), fmt.Sprintf(`"read_cut":{"kept":%d,"total":%d}`, maxReadToolCalls, n))
+
 	cp := newCLI(t)
 	code, _, errOut = c.run("", "store", "copy", "--from", c.db, "--to", cp.db)
 	require.Equal(t, exitOK, code, errOut)

@@ -113,8 +113,9 @@ type Trace struct {
 	// ReadCut, when set, says this copy holds only the first Kept of the
 	// trace's Total tool calls: the commands that read traces bound the
 	// memory one trace takes (ingest.DecodeStoredCalls). The stored row
-	// is whole; a cut copy is never stored or exported.
-	ReadCut *ReadCut `json:"-"`
+	// is whole; a cut copy is never stored (the row encoder leaves it
+	// out), and shown as JSON it says what was cut.
+	ReadCut *ReadCut `json:"read_cut,omitempty"`
 
 	// Source names the format the trace came from ("jsonl", "swe-agent", …).
 	Source string `json:"-"`
@@ -128,7 +129,8 @@ type Trace struct {
 
 // ReadCut says how much of a trace's tool log a reader kept.
 type ReadCut struct {
-	Kept, Total int
+	Kept  int `json:"kept"`
+	Total int `json:"total"`
 }
 
 // Note says what was cut, for a reader.
