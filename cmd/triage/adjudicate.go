@@ -78,7 +78,7 @@ func (a *app) runAdjudicate(ctx context.Context, slice string, o adjudicateOpts)
 
 // loadKeys reads a key binding override file.
 func loadKeys(path string) (ui.KeyMap, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path, maxSettingsBytes)
 	if err != nil {
 		return ui.KeyMap{}, fmt.Errorf("keys: %w", err)
 	}

@@ -130,6 +130,7 @@ type clusterSet struct {
 	groups  []signature.Group
 	of      []int
 	skipped int // traces with no label and no known outcome
+	cut     int // traces read only up to maxReadToolCalls calls
 }
 
 // isFailing reports whether a trace counts as failing: its current label
@@ -268,6 +269,9 @@ func (a *app) signatures(ctx context.Context, db store.Store, refs []store.Trace
 	i := 0
 	err := db.EachTrace(ctx, refs, func(tr *triage.Trace, v *triage.Verdict) error {
 		tr.Raw = nil // the signature never reads the raw record
+		if tr.ReadCut != nil {
+			cs.cut++
+		}
 		jobs <- job{i, tr, v}
 		i++
 		return nil
@@ -314,6 +318,9 @@ func (a *app) runClusters(ctx context.Context, o clusterOpts) error {
 	cs, err := a.clusterRuns(ctx, db, o.runs, o.baseline)
 	if err != nil {
 		return err
+	}
+	if cs.cut > 0 {
+		sayf(a.stderr, "note: %d traces have more than %d tool calls: their signatures are of the first %d\n", cs.cut, maxReadToolCalls, maxReadToolCalls)
 	}
 	views, unclustered, gone := cs.views()
 	total := 0

@@ -24,7 +24,7 @@ func (a *app) taxonomy() (*triage.Taxonomy, error) {
 		t.Version = rules.Version(t)
 		return t, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path, maxSettingsBytes)
 	if err != nil {
 		return nil, fmt.Errorf("taxonomy: %w", err)
 	}

@@ -279,6 +279,11 @@ func (a *app) runImport(ctx context.Context, o importOpts, args []string) error 
 		return nil
 	}
 	var readErr bool
+	for _, u := range walk.Unreadable {
+		// It may hold traces: the import goes on and then fails.
+		sum.Errors = append(sum.Errors, fmt.Sprintf("%s: cannot be read: %s", u.Path, u.Reason))
+		readErr = true
+	}
 	pendingFiles, pendingBytes := 0, int64(0)
 	pf := startPrefetch(ctx, files, o.format, opts, prog.wrap)
 	defer pf.close()
@@ -435,6 +440,9 @@ func (a *app) importFile(ctx context.Context, im store.Import, path, format stri
 	}
 	var rp repeats
 	reject := func(file string, line int, reason string, raw []byte) error {
+		// A reason may quote the input; a NUL in it is written as its
+		// escape, which PostgreSQL's text can hold, on both stores alike.
+		reason = strings.ReplaceAll(reason, "\x00", `\u0000`)
 		r := store.Reject{File: file, Line: line, Reason: reason, Raw: raw}
 		if rp.again(r) {
 			sum.Rejected++

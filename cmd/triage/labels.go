@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,29 +127,33 @@ func (a *app) runLabelsImport(ctx context.Context, path string) error {
 		return err
 	}
 	defer find.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	br := bufio.NewReaderSize(r, 64<<10)
 	var events []triage.LabelEvent
 	var bad []string
-	line := 0
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if len(b) == 0 {
-			continue
+	for line := 1; ; line++ {
+		b, long, err := readLabelLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
-		e, err := labelEvent(ctx, find, b)
-		if err == nil {
-			err = checkLabelClasses(tax, e)
+		switch {
+		case long > 0:
+			// One long line is rejected alone: it ended the whole import
+			// ("token too long") and nothing was imported.
+			bad = append(bad, fmt.Sprintf("%s:%d: line of %d bytes is longer than a label row may be (%d MiB)", name, line, long, maxLabelLine>>20))
+		case len(b) > 0:
+			e, lerr := labelEvent(ctx, find, b)
+			if lerr == nil {
+				lerr = checkLabelClasses(tax, e)
+			}
+			if lerr != nil {
+				bad = append(bad, fmt.Sprintf("%s:%d: %v", name, line, lerr))
+			} else {
+				events = append(events, e)
+			}
 		}
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s:%d: %v", name, line, err))
-			continue
+			break
 		}
-		events = append(events, e)
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %w", name, line+1, err)
 	}
 	n, err := db.AppendLabels(ctx, events)
 	if err != nil {
@@ -190,6 +196,9 @@ func parseLabelRow(b []byte) (labelRow, error) {
 	if err := json.Unmarshal(b, &row); err != nil {
 		return labelRow{}, fmt.Errorf("invalid label row: %s", triage.DescribeJSONError(b, err))
 	}
+	if k, ok := duplicateLabelKey(b); ok {
+		return labelRow{}, fmt.Errorf("%s: named twice: readers disagree on which value counts", k)
+	}
 	switch triage.LabelKind(row.Kind) {
 	case triage.KindHuman, triage.KindAdjudication, triage.KindSkip, triage.KindUndo:
 	default:
@@ -201,6 +210,16 @@ func parseLabelRow(b []byte) (labelRow, error) {
 	if row.CreatedAt.IsZero() {
 		return labelRow{}, errors.New("created_at: missing (labels keep their time)")
 	}
+	fields := []struct{ name, v string }{{"run_id", row.RunID}, {"task_id", row.TaskID}, {"reviewer", row.Reviewer}, {"primary", row.Primary},
+		{"note", row.Note}, {"slice", row.Slice}, {"cluster", row.Cluster}, {"taxonomy_version", row.TaxonomyVersion}}
+	for i, s := range row.Secondary {
+		fields = append(fields, struct{ name, v string }{fmt.Sprintf("secondary[%d]", i), s})
+	}
+	for _, f := range fields {
+		if err := triage.NoNUL(f.name, f.v); err != nil {
+			return labelRow{}, err
+		}
+	}
 	return row, nil
 }
 
@@ -209,4 +228,72 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// duplicateLabelKey finds a key a label row names twice ("kind" twice,
+// or "Kind" and "kind", which encoding/json reads as one field), so
+// {"kind":"undo", …, "kind":"human"} is rejected rather than read as its
+// last value. b is already known to be a JSON object.
+func duplicateLabelKey(b []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, ok := tok.(string)
+		if !ok {
+			return "", false
+		}
+		fold := strings.ToLower(k)
+		if seen[fold] {
+			return k, true
+		}
+		seen[fold] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// maxLabelLine bounds one row of a labels file: a label is a few hundred
+// bytes, and a longer line is rejected alone.
+const maxLabelLine = 16 << 20
+
+// readLabelLine reads one line without its newline. A line over
+// maxLabelLine is read to its end but not kept: its length is returned
+// instead, so memory stays bounded. The last line may end without a
+// newline; io.EOF comes with it.
+func readLabelLine(br *bufio.Reader) (line []byte, long int, err error) {
+	n := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += len(chunk)
+		if long == 0 && n > maxLabelLine {
+			long, line = n, nil
+		}
+		if long > 0 {
+			long = n
+		} else {
+			line = append(line, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if long > 0 {
+			if err == nil {
+				long-- // the newline
+			}
+			return nil, long, err
+		}
+		// As bufio.ScanLines did: a CRLF file reads the same.
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		return line, 0, err
+	}
 }

@@ -218,7 +218,7 @@ func newCardVerifyCmd(a *app) *cobra.Command {
 		Short: "Recompute the dataset hash and check the card's derived fields against its counts",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data, err := os.ReadFile(args[0])
+			data, err := readSmallFile(args[0], maxCardBytes)
 			if err != nil {
 				return err
 			}
@@ -461,7 +461,7 @@ func isFile(p string) bool {
 }
 
 func readCard(path string) (*card.Card, error) {
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path, maxCardBytes)
 	if err != nil {
 		return nil, err
 	}

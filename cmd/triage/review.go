@@ -196,7 +196,15 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 
 // Trace implements ui.Store.
 func (s *uiStore) Trace(ctx context.Context, id int64) (*triage.Trace, error) {
-	return s.db.Trace(ctx, id)
+	tr, err := s.db.Trace(ctx, id)
+	if err == nil && tr.ReadCut != nil {
+		// A trace read up to its first calls: the raw tab shows the
+		// reading (its JSON says read_cut) instead of the stored row,
+		// which it would lay out whole: one row of a million calls took
+		// the screen 1.3 GB with the calls cut, 2.4 GB before.
+		tr.Raw = nil
+	}
+	return tr, err
 }
 
 // Verdict implements ui.Store.
@@ -241,6 +249,11 @@ func (s *uiStore) Context(ctx context.Context, runID, taskID string) (ui.TraceCo
 func (s *uiStore) AppendLabel(ctx context.Context, e triage.LabelEvent) (triage.LabelEvent, error) {
 	if e.TaxonomyVersion == "" {
 		e.TaxonomyVersion = s.tax.Version
+	}
+	// A NUL typed or pasted into a note is refused alike on both stores
+	// (PostgreSQL's text cannot hold it), before the write.
+	if err := e.CheckText(); err != nil {
+		return e, err
 	}
 	return s.db.AppendLabel(ctx, e)
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,6 +55,8 @@ type labeller struct {
 	pk   packs
 	held map[int64]bool
 	runs map[string]*runRules
+	// cut counts traces read only up to maxReadToolCalls calls.
+	cut atomic.Int64
 }
 
 type runRules struct {
@@ -132,6 +135,9 @@ func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
 					errs[i] = err
 					continue
 				}
+				if tr.ReadCut != nil {
+					l.cut.Add(1)
+				}
 				rr := l.runs[r.RunID]
 				var opts []rules.Option
 				if l.held[r.ID] {
@@ -192,6 +198,9 @@ func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) e
 			noun = "trace"
 		}
 		sayf(a.stdout, "%d %s labelled by the rules (taxonomy %s, rules v%s) in %s\n", n, noun, rules.ShortVersion(tax.Version), rules.RulesVersion, time.Since(start).Round(time.Millisecond))
+		if c := l.cut.Load(); c > 0 {
+			sayf(a.stderr, "note: %d traces have more than %d tool calls: the rules read the first %d of each (rules explain says which)\n", c, maxReadToolCalls, maxReadToolCalls)
+		}
 		for _, rr := range l.runs {
 			if rr.loaded && rr.pack == nil {
 				sayln(a.stderr, "note: no task pack for some runs (card init --pack): ASSUME_API, MISSING_ASK and SCOPE_SLIP could not be evaluated there")
@@ -265,6 +274,9 @@ func (a *app) runExplain(ctx context.Context, ref string, asJSON bool) error {
 	tr, err := a.storedTrace(ctx, db, ref)
 	if err != nil {
 		return err
+	}
+	if tr.ReadCut != nil {
+		sayln(a.stderr, "note: "+tr.Key()+": "+tr.ReadCut.Note())
 	}
 	v, err := db.Verdict(ctx, tr.ID)
 	if errors.Is(err, store.ErrNotFound) {

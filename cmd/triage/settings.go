@@ -60,7 +60,7 @@ func loadConfig(path string) (fileConfig, error) {
 	if path == "" {
 		return cfg, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readSmallFile(path, maxSettingsBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}

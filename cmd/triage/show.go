@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/triage-dev/triage/internal/ingest"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -37,18 +36,18 @@ func (a *app) runShow(ctx context.Context, ref string, asJSON bool) error {
 		return err
 	}
 	defer db.Close()
-	tr, err := a.storedTrace(ctx, db, ref)
+	id, err := a.findTrace(ctx, db, ref)
 	if err != nil {
 		return err
 	}
-	// A JSONL row is stored verbatim, unknown fields included: that row is
-	// what triage read. A harness log's trace is encoded from what the
-	// decoder extracted.
-	row := tr.Raw
-	if tr.Source != "jsonl" || row == nil {
-		if row, err = ingest.EncodeRow(tr); err != nil {
-			return err
-		}
+	// The stored row is what triage read: a JSONL row verbatim, unknown
+	// fields included, or the row a harness log was decoded into. It is
+	// printed as stored, not decoded and encoded again, so a trace of a
+	// million tool calls costs its row's bytes, not its decoded calls
+	// (640 MB for one of 129 MB of rows).
+	row, _, err := db.Row(ctx, id)
+	if err != nil {
+		return err
 	}
 	if !asJSON {
 		var buf bytes.Buffer
@@ -57,6 +56,9 @@ func (a *app) runShow(ctx context.Context, ref string, asJSON bool) error {
 		}
 	}
 	out := triage.EscapeJSONText(bytes.TrimSpace(row))
-	_, err = a.stdout.Write(append(out, '\n'))
+	if _, err = a.stdout.Write(out); err != nil {
+		return err
+	}
+	_, err = a.stdout.Write([]byte{'\n'})
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -78,6 +79,15 @@ func (a *app) runSliceCreate(ctx context.Context, o sliceOpts) error {
 	if err := requireRun(ctx, db, o.run); err != nil {
 		return err
 	}
+	// The slice this one replaces, if any, read before drawing: a slice
+	// of the name another process creates meanwhile is not replaced.
+	replaces := ""
+	switch old, err := db.Slice(ctx, o.name); {
+	case err == nil:
+		replaces = old.CreatedAt
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
 	var cands []sliceCand
 	err = db.Each(ctx, o.run, func(s store.TraceSummary, st *triage.LabelState) error {
 		c := sliceCand{id: s.ID, key: s.Key(), task: s.TaskID, class: "unlabelled"}
@@ -107,7 +117,7 @@ func (a *app) runSliceCreate(ctx context.Context, o sliceOpts) error {
 	if err != nil {
 		return err
 	}
-	sl := store.Slice{Name: o.name, RunID: o.run, Size: o.size, Seed: o.seed, Stratify: o.stratify, Source: o.from}
+	sl := store.Slice{Name: o.name, RunID: o.run, Size: o.size, Seed: o.seed, Stratify: o.stratify, Source: o.from, Replaces: replaces}
 	for _, p := range picked {
 		sl.Items = append(sl.Items, p.id)
 	}

@@ -27,12 +27,12 @@ func newStoreCmd(a *app) *cobra.Command {
 				return usageErr("store copy needs --from and --to (a file or a postgres:// URL each)")
 			}
 			ctx := cmd.Context()
-			src, err := openDB(ctx, from, decodeRow)
+			src, err := openDB(ctx, from, decodeWholeRow)
 			if err != nil {
 				return err
 			}
 			defer src.Close()
-			dst, err := openDB(ctx, to, decodeRow)
+			dst, err := openDB(ctx, to, decodeWholeRow)
 			if err != nil {
 				return err
 			}
@@ -108,6 +108,12 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 		}
 		t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID = s.RunID, s.TaskID, s.Seed, s.Model, s.Agent, s.PromptID
 		t.ExitCode, t.Outcome, t.WallS, t.Tokens, t.CostUSD, t.Source, t.ContentHash = s.ExitCode, s.Outcome, s.WallS, s.Tokens, s.CostUSD, s.Source, s.ContentHash
+		// A store written before NULs were refused may hold one in a
+		// text field, which PostgreSQL cannot keep: the copy stops
+		// naming the trace and field (the import is rolled back whole).
+		if err := t.Validate(); err != nil {
+			return n, fmt.Errorf("trace %q (id %d): %w", t.Key(), s.ID, err)
+		}
 		if err := im.Add(ctx, t, norm, files[s.ImportID], 0); err != nil {
 			return n, err
 		}
@@ -198,6 +204,9 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	for _, x := range people {
 		e := x.Event
 		e.ID, e.TraceID = 0, idOf[triage.TraceKey(x.RunID, x.TaskID, x.Seed)]
+		if err := e.CheckText(); err != nil {
+			return n, fmt.Errorf("label event %d on %q: %w", x.Event.ID, triage.TraceKey(x.RunID, x.TaskID, x.Seed), err)
+		}
 		events = append(events, e)
 	}
 	n.events, err = dst.AppendLabels(ctx, events)

@@ -229,3 +229,63 @@ func TestSelfContradictingResultsFileIsAWarning(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, `"outcome":""`, "no verdict taken from the file")
 }
+
+// TestImportWalkFailsForAPathTooLong: a trace under a directory walk whose
+// path is longer than the system allows (PATH_MAX) cannot be read: the
+// import lands the rest and exits 1 naming it (it was listed as skipped,
+// with exit 0, as if it were not a trace).
+func TestImportWalkFailsForAPathTooLong(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := filepath.Join(c.dir, "logs")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	c.file("logs/a.jsonl", `{"task_id":"T01"}`+"\n")
+	// 45 directories of 100 bytes: 4,500 bytes, past Linux's 4,096. Made
+	// one at a time through os.Root, which never builds the whole path.
+	r, err := os.OpenRoot(dir)
+	require.NoError(t, err)
+	for range 45 {
+		name := strings.Repeat("d", 100)
+		require.NoError(t, r.Mkdir(name, 0o755))
+		sub, err := r.OpenRoot(name)
+		require.NoError(t, err)
+		require.NoError(t, r.Close())
+		r = sub
+	}
+	f, err := r.Create("deep.jsonl")
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"task_id":"T02"}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, r.Close())
+
+	code, out, errOut := c.run("", "import", dir)
+	require.Equal(t, exitError, code, errOut)
+	require.Contains(t, errOut, "triage: "+filepath.Join(dir, strings.Repeat("d", 100)))
+	require.Contains(t, errOut, ": cannot be read: file name too long")
+	require.NotContains(t, errOut, "skipped")
+	require.Equal(t, "1 imported, 0 duplicates, 0 rejected\n", out)
+}
+
+// TestALineWithNoEndInAFileIsRejectedAlone: in a regular file, a line
+// longer than four times the line limit (260 MiB of zeros, sparse on
+// disk) is rejected with its length and the good line after it imports:
+// the import gave up on the rest of the file at 256 MiB and lost it.
+// /dev/zero, whose end never comes, still ends (TestEndlessDeviceEnds).
+func TestALineWithNoEndInAFileIsRejectedAlone(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	p := c.file("run-a.jsonl", `{"task_id":"T01"}`+"\n")
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	require.NoError(t, err)
+	const hole = 260 << 20
+	_, err = f.WriteAt([]byte("\n"+`{"task_id":"T02"}`+"\n"), int64(len(`{"task_id":"T01"}`)+1+hole))
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	code, out, errOut := c.run("", "import", p)
+	require.Equal(t, exitRejected, code, errOut)
+	require.Contains(t, errOut, p+":2: ")
+	require.Contains(t, errOut, "line is 272629760 bytes, over the 64 MiB limit")
+	require.NotContains(t, errOut, "the rest of the input was not read")
+	require.Equal(t, "2 imported, 0 duplicates, 1 rejected\n", out)
+}

@@ -48,10 +48,22 @@ func (d *rowDecoder) directCalls(b []byte, i int, t *triage.Trace) (int, bool) {
 	calls := stack[:0]
 	var sc callScratch
 	i, empty := openContainer(b, i, ']')
+	d.totalCalls = 0
 	for more, ok := !empty, true; more; {
-		calls = append(calls, triage.ToolCall{})
-		if i, ok = d.directCall(b, i, &calls[len(calls)-1], &sc); !ok {
-			return i, false
+		d.totalCalls++
+		if d.maxCalls > 0 && d.trusted && len(calls) == d.maxCalls {
+			// Past the cap a call is parsed, to find the next, into
+			// scratch that is dropped (see DecodeStoredCalls).
+			var drop triage.ToolCall
+			var dropScratch callScratch
+			if i, ok = d.directCall(b, i, &drop, &dropScratch); !ok {
+				return i, false
+			}
+		} else {
+			calls = append(calls, triage.ToolCall{})
+			if i, ok = d.directCall(b, i, &calls[len(calls)-1], &sc); !ok {
+				return i, false
+			}
 		}
 		if i, more, ok = nextMember(b, i, ']'); !ok {
 			return i, false

@@ -32,6 +32,9 @@ type rowDecoder struct {
 	// names shares tool names, which repeat call after call; it stops
 	// growing at maxNames so hostile input cannot make it large.
 	names map[string]string
+	// maxCalls, when positive, bounds the tool calls built (trusted rows
+	// only); totalCalls counts every call of the row decoded last.
+	maxCalls, totalCalls int
 }
 
 const maxNames = 512
@@ -113,10 +116,27 @@ func DecodeRow(raw []byte, defaultRun string) (*triage.Trace, error) {
 // DecodeStored decodes a row the store accepted at import: it skips the
 // strict validation and the content hash, which the store already keeps.
 func DecodeStored(raw []byte, run string) (*triage.Trace, error) {
+	return DecodeStoredCalls(raw, run, 0)
+}
+
+// DecodeStoredCalls is DecodeStored keeping at most maxCalls tool calls
+// (all when maxCalls <= 0): the later calls are parsed past but never
+// built, and the trace's ReadCut says how many there were. Rows are read
+// so for the commands that read traces (rules, clusters, explain, the
+// review screen): one trace of a million calls took 0.75 to 2.4 GB there.
+// The first calls are the ones kept so that a kept call's index is its
+// index in the stored row (steps and evidence point at calls by index).
+func DecodeStoredCalls(raw []byte, run string, maxCalls int) (*triage.Trace, error) {
 	d := decoders.Get().(*rowDecoder)
 	defer decoders.Put(d)
 	d.lite, d.trusted = false, true
-	return d.decode(raw, run)
+	d.maxCalls, d.totalCalls = maxCalls, 0
+	defer func() { d.maxCalls, d.totalCalls = 0, 0 }()
+	t, err := d.decode(raw, run)
+	if err == nil && maxCalls > 0 && d.totalCalls > len(t.ToolCalls) {
+		t.ReadCut = &triage.ReadCut{Kept: len(t.ToolCalls), Total: d.totalCalls}
+	}
+	return t, err
 }
 
 // decoders reuses parsers: a fastjson.Parser keeps its value cache, which
@@ -396,6 +416,12 @@ func (d *rowDecoder) toolCalls(t *triage.Trace, tc *fastjson.Value) error {
 	}
 	t.HasToolLog = true
 	arr, _ := tc.Array()
+	d.totalCalls = len(arr)
+	if d.maxCalls > 0 && d.trusted && len(arr) > d.maxCalls {
+		// A stored row is known good: the calls past the cap are not
+		// read (see DecodeStoredCalls).
+		arr = arr[:d.maxCalls]
+	}
 	t.ToolCalls = make([]triage.ToolCall, len(arr))
 	// Every call's args are marshalled into one buffer: growing a fresh
 	// slice per call was half of the decoder's allocations. A call's

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 )
@@ -20,6 +21,18 @@ const MaxLine = 64 << 20
 // maxUnended is how far a line may run with no end before the rest of
 // the input is given up on.
 const maxUnended = 4 * MaxLine
+
+// finiteInput says whether src is a regular file (compressed or not: the
+// decompression limits bound what it expands to), so a line of any length
+// ends: a line over maxUnended in a file ended the input, and the good
+// lines after it were lost.
+func finiteInput(src Source) bool {
+	if src.Path == "" {
+		return false
+	}
+	st, err := os.Stat(src.Path)
+	return err == nil && st.Mode().IsRegular()
+}
 
 // setOversize records that line i of a batch is n bytes, over MaxLine.
 func setOversize(m map[int]int, i, n int) map[int]int {
@@ -80,7 +93,7 @@ func decodeJSONL(ctx context.Context, src Source, emit func(Record) error) error
 	go func() {
 		defer close(order)
 		defer close(work)
-		readErr <- splitLines(ctx, src.R, func(b *batch) bool {
+		readErr <- splitLines(ctx, src.R, finiteInput(src), func(b *batch) bool {
 			b.out = make(chan []Record, 1)
 			select {
 			case order <- b:
@@ -158,7 +171,12 @@ func isBlank(b []byte) bool {
 // splitLines cuts r into batches of lines. It strips a leading UTF-8 BOM
 // and CR before LF, and reports a read error (a truncated gzip stream, an
 // I/O error) after handing over every complete line read before it.
-func splitLines(ctx context.Context, r io.Reader, send func(*batch) bool) error {
+//
+// When finite (a regular file, whose end is known to come), a line with no
+// end for any length is read to its end in bounded memory, rejected, and
+// the lines after it are read; otherwise (a device, a pipe) the input is
+// given up on after maxUnended.
+func splitLines(ctx context.Context, r io.Reader, finite bool, send func(*batch) bool) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	lineNo := 0
 	newBatch := func() *batch {
@@ -196,7 +214,7 @@ func splitLines(ctx context.Context, r io.Reader, send func(*batch) bool) error 
 				}
 			}
 			longLen += len(chunk)
-			if longLen > maxUnended {
+			if longLen > maxUnended && !finite {
 				// No line end in four times the line limit: an endless
 				// device (/dev/zero) or not text at all. The line is
 				// rejected and the rest is not read, so the import ends.
@@ -237,7 +255,8 @@ func splitLines(ctx context.Context, r io.Reader, send func(*batch) bool) error 
 				line = append(long, chunk...)
 			} else {
 				line = long[:min(len(long), MaxRejectRaw)]
-				over = longLen
+				// The line's length, without its newline.
+				over = longLen - len(chunk) + len(bytes.TrimSuffix(chunk, []byte("\n")))
 			}
 			long, longLen = nil, 0
 		} else {

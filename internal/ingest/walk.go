@@ -17,6 +17,12 @@ type Walk struct {
 	Files   []string
 	Walked  map[string]bool
 	Skipped []Skip
+	// Unreadable are entries under a directory that could not be read (a
+	// path longer than the system allows, a directory without the right
+	// to list it): unlike Skipped, they may hold traces, so the command
+	// must fail for them after importing the rest. They were listed as
+	// skipped, and the import exited 0.
+	Unreadable []Skip
 }
 
 // Skip is a file a directory walk did not import, and the reason.
@@ -50,7 +56,7 @@ func ExpandWalk(paths []string) (Walk, error) {
 				if path == p {
 					return err
 				}
-				w.Skipped = append(w.Skipped, Skip{path, "unreadable: " + pathErr(err).Error()})
+				w.Unreadable = append(w.Unreadable, Skip{path, pathErr(err).Error()})
 				if d != nil && d.IsDir() {
 					return filepath.SkipDir
 				}
@@ -112,6 +118,7 @@ func ExpandWalk(paths []string) (Walk, error) {
 	}
 	w.dropScoredCopies()
 	sort.SliceStable(w.Skipped, func(i, j int) bool { return w.Skipped[i].Path < w.Skipped[j].Path })
+	sort.SliceStable(w.Unreadable, func(i, j int) bool { return w.Unreadable[i].Path < w.Unreadable[j].Path })
 	return w, nil
 }
 

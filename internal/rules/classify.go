@@ -319,8 +319,8 @@ func (r *run) timeout() {
 	if b.MaxOutputTokens != nil && tr.Tokens != nil && tr.Tokens.Output >= *b.MaxOutputTokens {
 		r.fire(rTimeout, triage.Evidence{Message: msg("output tokens ", tr.Tokens.Output, " are at or over max_output_tokens ", *b.MaxOutputTokens), ToolCall: -1, Ident: "max_output_tokens"})
 	}
-	if b.MaxToolCalls != nil && r.hasLog() && int64(len(tr.ToolCalls)) >= *b.MaxToolCalls {
-		r.fire(rTimeout, triage.Evidence{Message: msg(len(tr.ToolCalls), " tool calls are at or over max_tool_calls ", *b.MaxToolCalls), ToolCall: -1, Ident: "max_tool_calls"})
+	if b.MaxToolCalls != nil && r.hasLog() && int64(tr.CallCount()) >= *b.MaxToolCalls {
+		r.fire(rTimeout, triage.Evidence{Message: msg(tr.CallCount(), " tool calls are at or over max_tool_calls ", *b.MaxToolCalls), ToolCall: -1, Ident: "max_tool_calls"})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,6 +113,25 @@ type Slice struct {
 	// Labelled is the number of human label events on its items; a slice
 	// with any is frozen.
 	Labelled int
+	// Replaces, given to CreateSlice, is the CreatedAt of the slice of
+	// this name its creator read before drawing, "" when it saw none. A
+	// slice created meanwhile by another process is not replaced: two
+	// simultaneous `slice create` of one name both said they succeeded,
+	// and one silently replaced the other.
+	Replaces string
+}
+
+// SameDraw says whether two slices hold the same draw: the same items,
+// in the same order, from the same parameters (times aside).
+func (sl *Slice) SameDraw(o *Slice) bool {
+	return sl.Name == o.Name && sl.RunID == o.RunID && sl.Size == o.Size && sl.Seed == o.Seed && sl.Stratify == o.Stratify &&
+		sl.Source == o.Source && slices.Equal(sl.Items, o.Items)
+}
+
+// SliceRaced is the refusal of a slice created by someone else between
+// a creator's read and its write.
+func SliceRaced(name, createdAt string) error {
+	return fmt.Errorf("slice %q was created by another process at %s, after this one looked: not replaced (run slice create again to replace it): %w", name, createdAt, ErrConflict)
 }
 
 // Trust is a stored trust verdict.
@@ -175,7 +195,9 @@ type ImportLabel func(batch []Added) ([]*triage.Verdict, error)
 // the rules read; Hash and Source are left empty.
 type RuleBatch func(rows []StoredRow) ([]triage.LabelEvent, error)
 
-// StateFolder folds one trace's events, in id order, into its state.
+// StateFolder folds one trace's events into its state. People's events
+// are ordered by triage.EventBefore (their time), not by arrival; a rule
+// verdict is the latest added (id order).
 type StateFolder struct {
 	st       *triage.LabelState
 	perActor map[string][]triage.LabelEvent
@@ -211,7 +233,7 @@ func (f *StateFolder) Done() *triage.LabelState {
 			st.Humans[actor] = human
 		}
 		// The latest live adjudication, by anyone, settles the trace.
-		if adj != nil && (st.Adjudication == nil || adj.ID > st.Adjudication.ID) {
+		if adj != nil && (st.Adjudication == nil || triage.EventBefore(st.Adjudication, adj)) {
 			st.Adjudication = adj
 		}
 	}

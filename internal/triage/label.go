@@ -1,6 +1,11 @@
 package triage
 
-import "time"
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Decision says whether a verdict can be counted unattended.
 type Decision string
@@ -83,6 +88,24 @@ type LabelEvent struct {
 	CreatedAt time.Time `json:"created_at"`
 }
 
+// CheckText refuses a NUL character in any of the event's text fields
+// (see NoNUL): both stores refuse it alike, so a copy between them fails
+// naming the field rather than deep in PostgreSQL's write.
+func (e *LabelEvent) CheckText() error {
+	for _, f := range [...]struct{ name, v string }{{"reviewer", e.Actor}, {"primary", e.Primary}, {"note", e.Note},
+		{"taxonomy_version", e.TaxonomyVersion}, {"slice", e.Slice}, {"cluster", e.Cluster}} {
+		if err := NoNUL(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	for i, s := range e.Secondary {
+		if err := NoNUL(fmt.Sprintf("secondary[%d]", i), s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // LabelSource says where a trace's current label comes from.
 type LabelSource string
 
@@ -94,12 +117,60 @@ const (
 	SourceNone        LabelSource = ""
 )
 
-// liveStack applies one actor's undos (in time order): each retracts the
-// actor's latest live event, whatever its kind. What remains is live.
+// EventBefore orders label events as they happened: by created_at, so
+// the current label is a function of the events and not of the order they
+// reached a store (resolve took the highest row id as the latest and undo
+// applied in id order: the same events imported in another order gave
+// other reports). Equal stamps (stamps carry nanoseconds: only a crafted
+// file or a frozen clock gives them) are ordered by what the events say,
+// an undo after what it could retract; the row id decides only between
+// events that are alike in all of that.
+func EventBefore(a, b *LabelEvent) bool {
+	if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+		return c < 0
+	}
+	if c := cmpContent(a, b); c != 0 {
+		return c < 0
+	}
+	return a.ID < b.ID
+}
+
+// cmpContent compares two events' content, undo last.
+func cmpContent(a, b *LabelEvent) int {
+	if ua, ub := a.Kind == KindUndo, b.Kind == KindUndo; ua != ub {
+		if ua {
+			return 1
+		}
+		return -1
+	}
+	for _, p := range [...][2]string{{string(a.Kind), string(b.Kind)}, {a.Actor, b.Actor}, {a.Primary, b.Primary}, {a.Note, b.Note},
+		{a.TaxonomyVersion, b.TaxonomyVersion}, {a.Slice, b.Slice}, {a.Cluster, b.Cluster}} {
+		if c := strings.Compare(p[0], p[1]); c != 0 {
+			return c
+		}
+	}
+	return slices.Compare(a.Secondary, b.Secondary)
+}
+
+// liveStack applies one actor's undos in time order (EventBefore): each
+// retracts the actor's latest live event, whatever its kind. What remains
+// is live.
 func liveStack(events []LabelEvent) []*LabelEvent {
-	var stack []*LabelEvent
+	order := make([]*LabelEvent, len(events))
 	for i := range events {
-		e := &events[i]
+		order[i] = &events[i]
+	}
+	slices.SortStableFunc(order, func(a, b *LabelEvent) int {
+		switch {
+		case EventBefore(a, b):
+			return -1
+		case EventBefore(b, a):
+			return 1
+		}
+		return 0
+	})
+	var stack []*LabelEvent
+	for _, e := range order {
 		if e.Kind == KindUndo {
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]

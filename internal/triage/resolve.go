@@ -83,7 +83,7 @@ func resolve(st *LabelState) Final {
 		// a card may not count it until someone adjudicates.
 		latest := first
 		for _, a := range actors {
-			if st.Humans[a].ID > latest.ID {
+			if EventBefore(latest, st.Humans[a]) {
 				latest = st.Humans[a]
 			}
 		}

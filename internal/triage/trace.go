@@ -3,6 +3,7 @@ package triage
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Outcome is the typed end of a run (seed 004): a bit cannot tell a safe
@@ -109,6 +110,13 @@ type Trace struct {
 	// report), when one was found: which tests it ran and which failed.
 	Scorer *ScorerReport `json:"scorer_report,omitempty"`
 
+	// ReadCut, when set, says this copy holds only the first Kept of the
+	// trace's Total tool calls: the commands that read traces bound the
+	// memory one trace takes (ingest.DecodeStoredCalls). The stored row
+	// is whole; a cut copy is never stored (the row encoder leaves it
+	// out), and shown as JSON it says what was cut.
+	ReadCut *ReadCut `json:"read_cut,omitempty"`
+
 	// Source names the format the trace came from ("jsonl", "swe-agent", …).
 	Source string `json:"-"`
 	// Raw is the original row verbatim (a JSONL line, or the harness's own
@@ -117,6 +125,27 @@ type Trace struct {
 	// ContentHash identifies the content for de-duplication and for
 	// checking label exchange between stores (hex SHA-256 of Raw).
 	ContentHash string `json:"-"`
+}
+
+// ReadCut says how much of a trace's tool log a reader kept.
+type ReadCut struct {
+	Kept  int `json:"kept"`
+	Total int `json:"total"`
+}
+
+// Note says what was cut, for a reader.
+func (c *ReadCut) Note() string {
+	return fmt.Sprintf("only the first %d of its %d tool calls were read (calls %d to %d were not: a trace is read up to %d calls so memory stays bounded; show prints it whole)",
+		c.Kept, c.Total, c.Kept, c.Total-1, c.Kept)
+}
+
+// CallCount is the number of the trace's tool calls, those a reader cut
+// (ReadCut) included: a budget on calls counts them all.
+func (t *Trace) CallCount() int {
+	if t.ReadCut != nil {
+		return t.ReadCut.Total
+	}
+	return len(t.ToolCalls)
 }
 
 // Key names a trace the way people do on the command line: RUN/TASK#SEED.
@@ -138,6 +167,11 @@ func (t *Trace) Validate() error {
 	if t.RunID == "" {
 		return fmt.Errorf("run_id: missing")
 	}
+	for _, f := range [...]struct{ name, v string }{{"run_id", t.RunID}, {"task_id", t.TaskID}, {"model", t.Model}, {"agent", t.Agent}, {"prompt_id", t.PromptID}} {
+		if err := NoNUL(f.name, f.v); err != nil {
+			return err
+		}
+	}
 	if t.Seed < 0 {
 		return fmt.Errorf("seed: %d is negative", t.Seed)
 	}
@@ -148,6 +182,18 @@ func (t *Trace) Validate() error {
 		if c.Name == "" {
 			return fmt.Errorf("tool_calls[%d].name: missing", i)
 		}
+	}
+	return nil
+}
+
+// NoNUL refuses a NUL character (U+0000) in a value a store keeps as text:
+// PostgreSQL's text cannot hold one (the whole write failed there, while
+// SQLite stored it), so both stores refuse it alike, before writing, and
+// the row is rejected alone with its file and line. Bodies (tool output,
+// the raw row) are bytes on both and keep NULs.
+func NoNUL(field, v string) error {
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		return fmt.Errorf("%s: holds a NUL character (\\u0000) at byte %d, which a store cannot keep as text (PostgreSQL refuses it)", field, i)
 	}
 	return nil
 }

@@ -162,3 +162,44 @@ func TestImportCutOffLeavesWholeFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, 5000)
 }
+
+// TestSimultaneousSliceCreatesDoNotReplaceEachOther: two creators of one
+// slice name who both saw no slice: the first lands, the second is a
+// conflict naming the slice (both said they succeeded, and one silently
+// replaced the other); the same draw again changes nothing, and a
+// re-draw over the slice its creator read replaces it.
+func TestSimultaneousSliceCreatesDoNotReplaceEachOther(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	ctx := context.Background()
+	importN(t, db, "r", 4)
+	sums, err := db.Summaries(ctx, "r")
+	require.NoError(t, err)
+	a := store.Slice{Name: "s", RunID: "r", Size: 2, Seed: 1, Items: []int64{sums[0].ID, sums[1].ID}}
+	b := store.Slice{Name: "s", RunID: "r", Size: 2, Seed: 2, Items: []int64{sums[2].ID, sums[3].ID}}
+	errs := make(chan error, 2)
+	for _, sl := range []store.Slice{a, b} {
+		go func() { errs <- db.CreateSlice(ctx, sl) }()
+	}
+	e1, e2 := <-errs, <-errs
+	require.True(t, (e1 == nil) != (e2 == nil), "exactly one of two creators lands: %v, %v", e1, e2)
+	lost := e1
+	if lost == nil {
+		lost = e2
+	}
+	require.ErrorIs(t, lost, store.ErrConflict)
+	require.ErrorContains(t, lost, `slice "s" was created by another process`)
+	got, err := db.Slice(ctx, "s")
+	require.NoError(t, err)
+	won := a
+	if got.Seed == b.Seed {
+		won = b
+	}
+	require.Equal(t, won.Items, got.Items)
+	require.NoError(t, db.CreateSlice(ctx, won), "the same draw again")
+	c := store.Slice{Name: "s", RunID: "r", Size: 1, Seed: 3, Items: []int64{sums[3].ID}, Replaces: got.CreatedAt}
+	require.NoError(t, db.CreateSlice(ctx, c))
+	got, err = db.Slice(ctx, "s")
+	require.NoError(t, err)
+	require.Equal(t, c.Items, got.Items)
+}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -187,12 +188,33 @@ func nonNil(s []string) []string {
 // CreateSlice implements store.Slices.
 func (s *DB) CreateSlice(ctx context.Context, sl store.Slice) error {
 	return s.write(ctx, "create slice "+sl.Name, func(tx pgx.Tx) error {
+		// Creators of one name take turns, so the second reads what the
+		// first wrote (read committed) and does not replace it unseen.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, sliceLock, sl.Name); err != nil {
+			return err
+		}
 		var labelled int
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM label_events WHERE slice = $1`, sl.Name).Scan(&labelled); err != nil {
 			return err
 		}
 		if labelled > 0 {
 			return store.Frozen(fmt.Sprintf("slice %q already has %d label events, so its items cannot change: create a new slice with another name", sl.Name, labelled))
+		}
+		have, err := scanSlice(tx.QueryRow(ctx, `SELECT `+sliceCols+` FROM slices WHERE name = $1`, sl.Name))
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+		case err != nil:
+			return err
+		default:
+			if have.Items, err = sliceItems(ctx, tx, sl.Name); err != nil {
+				return err
+			}
+			if have.SameDraw(&sl) {
+				return nil // drawn already, as it is
+			}
+			if have.CreatedAt != sl.Replaces {
+				return store.SliceRaced(sl.Name, have.CreatedAt)
+			}
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM slice_items WHERE slice = $1`, sl.Name); err != nil {
 			return err
@@ -208,10 +230,14 @@ func (s *DB) CreateSlice(ctx context.Context, sl store.Slice) error {
 		for i := range pos {
 			pos[i] = int32(i)
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO slice_items (slice, trace_id, pos) SELECT $1, u.id, u.pos FROM unnest($2::bigint[], $3::int[]) AS u(id, pos)`, sl.Name, sl.Items, pos)
+		_, err = tx.Exec(ctx, `INSERT INTO slice_items (slice, trace_id, pos) SELECT $1, u.id, u.pos FROM unnest($2::bigint[], $3::int[]) AS u(id, pos)`, sl.Name, sl.Items, pos)
 		return mapErr(err)
 	})
 }
+
+// sliceLock is the first key of the advisory lock slice creators of
+// one name take (the second is the name's hash).
+const sliceLock = 2020_0030
 
 const sliceCols = `name, run_id, size, seed, stratify, source, created_at, (SELECT count(*) FROM label_events e WHERE e.slice = slices.name)`
 
@@ -235,6 +261,15 @@ func (s *DB) Slice(ctx context.Context, name string) (store.Slice, error) {
 	}
 	sl.Items, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 	return sl, s.fail("read slice", err)
+}
+
+// sliceItems reads a slice's trace ids in sample order.
+func sliceItems(ctx context.Context, q querier, name string) ([]int64, error) {
+	rows, err := q.Query(ctx, `SELECT trace_id FROM slice_items WHERE slice = $1 ORDER BY pos`, name)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
 // Slices implements store.Slices.

@@ -166,9 +166,9 @@ func (im *Import) maybeStep(ctx context.Context) error {
 		return nil
 	}
 	im.probe.say("")
-	if err := im.tx.Commit(); err != nil {
+	if err := im.db.committed(im.tx.Commit()); err != nil {
 		im.tx = nil
-		return mapErr(err)
+		return err
 	}
 	im.tx = nil
 	im.steps++
@@ -747,7 +747,7 @@ func (im *Import) Commit(ctx context.Context) error {
 	im.probe.close()
 	err := im.tx.Commit()
 	restoreForeignKeys(im.conn)
-	return mapErr(err)
+	return im.db.committed(err)
 }
 
 // Rollback discards the import; it is safe after Commit.

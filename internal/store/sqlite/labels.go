@@ -33,7 +33,7 @@ func (s *DB) AppendLabel(ctx context.Context, e triage.LabelEvent) (triage.Label
 	if _, err := w.append(ctx, &e); err != nil {
 		return e, err
 	}
-	return e, mapErr(tx.Commit())
+	return e, s.committed(tx.Commit())
 }
 
 // labelWriter inserts label events through statements prepared once per
@@ -359,7 +359,7 @@ func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int,
 			n++
 		}
 	}
-	return n, mapErr(tx.Commit())
+	return n, s.committed(tx.Commit())
 }
 
 // HumanEvents lists every non-rule event (human, skip, undo,

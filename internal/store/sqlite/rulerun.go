@@ -106,7 +106,7 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 		n += len(l.events)
 		cur = next
 	}
-	return n, mapErr(tx.Commit())
+	return n, s.committed(tx.Commit())
 }
 
 // ofRows checks that events label rows of the batch, in their order, at

@@ -3,7 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+
+	"github.com/triage-dev/triage/internal/store"
 )
 
 // sliceLabelled counts the people's label events on the slice that name
@@ -17,7 +20,9 @@ func sliceLabelled(name string) string {
 }
 
 // CreateSlice stores a slice. Re-creating a slice is allowed only while
-// no label has landed on it (then its items are replaced); afterwards it
+// no label has landed on it, and only over the slice its creator read
+// (sl.Replaces: one made meanwhile is a conflict, the same draw is left as
+// it is); then its items are replaced. Afterwards it
 // is refused with ErrFrozen.
 func (s *DB) CreateSlice(ctx context.Context, sl Slice) error {
 	tx, err := s.begin(ctx)
@@ -31,6 +36,28 @@ func (s *DB) CreateSlice(ctx context.Context, sl Slice) error {
 	}
 	if labelled > 0 {
 		return frozen(fmt.Sprintf("slice %q already has %d label events, so its items cannot change: create a new slice with another name", sl.Name, labelled))
+	}
+	// The slice as it is now, inside the write lock: one created since
+	// the creator looked is not replaced.
+	var have Slice
+	var seed int64
+	err = tx.QueryRowContext(ctx, `SELECT name, run_id, size, seed, stratify, source, created_at FROM slices WHERE name = ?`, sl.Name).
+		Scan(&have.Name, &have.RunID, &have.Size, &seed, &have.Stratify, &have.Source, &have.CreatedAt)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return mapErr(err)
+	default:
+		have.Seed = uint64(seed)
+		if have.Items, err = queryIDs(ctx, tx, `SELECT trace_id FROM slice_items WHERE slice = ? ORDER BY pos`, sl.Name); err != nil {
+			return err
+		}
+		if have.SameDraw(&sl) {
+			return nil // drawn already, as it is
+		}
+		if have.CreatedAt != sl.Replaces {
+			return store.SliceRaced(sl.Name, have.CreatedAt)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM slice_items WHERE slice = ?`, sl.Name); err != nil {
 		return mapErr(err)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -34,10 +35,45 @@ type DB struct {
 	wait  waitState
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// readOnly: opened read-only, since this process may not write it.
+	readOnly bool
+	// wal is the WAL file this process writes through (wal.go).
+	wal walWatch
 }
 
-// Open opens (creating if needed) the store at path and migrates it.
+// Open opens (creating if needed) the store at path and migrates it. A
+// store this process may not write (its file or its directory read-only)
+// is opened read-only instead: the read commands work, and a write fails
+// saying the store is read-only. `report` and `traces` could not read one.
 func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
+	s, err := open(ctx, path, decode, false)
+	if err != nil && readOnlyError(err) {
+		if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
+			if ro, rerr := open(ctx, path, decode, true); rerr == nil {
+				return ro, nil
+			}
+		}
+	}
+	return s, err
+}
+
+// readOnlyError says err is SQLite refusing to write the file or to make
+// the WAL's files beside it (SQLITE_READONLY, SQLITE_CANTOPEN, any
+// extended code of either).
+func readOnlyError(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	c := se.Code() & 0xff
+	return c == sqlite3.SQLITE_READONLY || c == sqlite3.SQLITE_CANTOPEN
+}
+
+// open opens the store at path, read-only when readOnly: then nothing is
+// switched, migrated or written, and where the WAL's shared memory cannot
+// be made (a read-only directory with no -shm file) the file is read as
+// immutable, as SQLite allows for a WAL database no one can write.
+func open(ctx context.Context, path string, decode Decoder, readOnly bool) (*DB, error) {
 	q := url.Values{}
 	// journal_mode is not among them: switching a new file to WAL needs
 	// the file to itself, and SQLite does not call the busy handler for
@@ -47,6 +83,15 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
+	if readOnly {
+		// SQLite reads mode in the URI; a read transaction needs no
+		// write lock.
+		q.Set("mode", "ro")
+		q.Del("_txlock")
+		if _, err := os.Stat(path + "-shm"); err != nil {
+			q.Set("immutable", "1")
+		}
+	}
 	uri := uriPath.Replace(path)
 	if strings.HasPrefix(uri, "/") {
 		// An empty authority: "file://x" would name a host x, and an
@@ -61,21 +106,28 @@ func Open(ctx context.Context, path string, decode Decoder) (*DB, error) {
 	// One connection: SQLite serialises writers anyway, and a single
 	// connection keeps pragmas and immediate transactions predictable.
 	db.SetMaxOpenConns(1)
-	s := &DB{db: db, path: path, decode: decode, queue: newWriteQueue(path), Now: func() time.Time { return time.Now().UTC() }}
+	s := &DB{db: db, path: path, decode: decode, queue: newWriteQueue(path), Now: func() time.Time { return time.Now().UTC() }, readOnly: readOnly}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, mapErr(err))
 	}
-	if err := s.walMode(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", path, err)
+	if !readOnly {
+		if err := s.walMode(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
 	}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
+	s.walIntact() // records the WAL this connection reads through
 	return s, nil
 }
+
+// ReadOnly says the store was opened read-only (this process may not
+// write its file or directory).
+func (s *DB) ReadOnly() bool { return s.readOnly }
 
 // walWait is how long walMode keeps asking for WAL while other
 // connections hold the file: busy_timeout's budget (a try may itself
@@ -172,6 +224,9 @@ func (s *DB) migrate(ctx context.Context) error {
 	// block until busy_timeout runs out.
 	if all(names, applied) {
 		return nil
+	}
+	if s.readOnly {
+		return fmt.Errorf("the store is read-only to this process, and older than this triage (its schema needs migrating, which writes): open it once where it can be written")
 	}
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL) STRICT`); err != nil {
 		return fmt.Errorf("migrate: %w", mapErr(err))
@@ -312,6 +367,9 @@ func mapErr(err error) error {
 		}
 		if se.Code()&0xff == sqlite3.SQLITE_BUSY {
 			return fmt.Errorf("%w (%s)", ErrBusy, se.Error())
+		}
+		if se.Code()&0xff == sqlite3.SQLITE_READONLY {
+			return fmt.Errorf("the store is read-only to this process (its file or its directory cannot be written): %w", err)
 		}
 	}
 	return err
