@@ -79,11 +79,11 @@ type acpLine struct {
 	// RawInputCamel is ACP's own spelling (rawInput), which some writers
 	// keep: opencode's shell command is there, its title only says "bash".
 	RawInputCamel json.RawMessage `json:"rawInput"`
-	RawOutput  json.RawMessage   `json:"raw_output"`
-	ToolName   string            `json:"tool_name"`
-	StartedAt  string            `json:"started_at"`
-	FinishedAt string            `json:"finished_at"`
-	TS         string            `json:"ts"`
+	RawOutput     json.RawMessage `json:"raw_output"`
+	ToolName      string          `json:"tool_name"`
+	StartedAt     string          `json:"started_at"`
+	FinishedAt    string          `json:"finished_at"`
+	TS            string          `json:"ts"`
 	// agent_timeout.
 	Reason     string   `json:"reason"`
 	TimeoutSec *float64 `json:"timeout_sec"`

@@ -621,9 +621,11 @@ var inventedAPIPrefilter = true
 func mayInventAPI(tr *triage.Trace) bool {
 	for i := range tr.ToolCalls {
 		c := &tr.ToolCalls[i]
-		if strings.Contains(c.Output, "rror") || strings.Contains(c.Output, "xception") || strings.Contains(c.Output, "undefined") ||
-			strings.Contains(c.Output, "option") || strings.Contains(c.Output, "argument") || strings.Contains(c.Output, "not defined") ||
-			strings.Contains(c.Output, "not a function") || strings.Contains(c.Output, "nresolved") || strings.Contains(c.Output, "cannot find") ||
+		// Every inventedMarkers line comes with one of these words: an
+		// error's (Error, error:, [error], Exception), Go's "undefined: x",
+		// Go flag's "flag provided", kotlinc's "Unresolved", "unknown option".
+		if c.Output != "" && (strings.Contains(c.Output, "rror") || strings.Contains(c.Output, "xception") || strings.Contains(c.Output, "undefined") ||
+			strings.Contains(c.Output, "flag provided") || strings.Contains(c.Output, "nresolved") || strings.Contains(c.Output, "nknown option")) ||
 			bytes.Contains(c.Args, []byte(`\u`)) || bytes.Contains(c.Args, []byte("Begin")) && bytes.Contains(c.Args, []byte("Patch")) {
 			return true
 		}

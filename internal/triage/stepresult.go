@@ -453,6 +453,9 @@ func notRunWhy(out string, exit *int, prog, runner string, errs []RuntimeError) 
 // the command, or "".
 func timeoutWhy(out, callErr string, exit *int, timeoutWrapper bool) string {
 	for _, s := range [...]string{callErr, tailOf(out, 4096)} {
+		if !mayTimeout(s) {
+			continue
+		}
 		l := strings.ToLower(s)
 		for _, m := range [...]string{"timed out and has been killed", "command timed out", "execution timed out", "timed out after", "timeout expired", "exceeded the timeout", "killed by timeout", "operation timed out", "the command took too long", "[command timed out", "timeout: the monitored command dumped core", "timeouterror: ", "hit the time limit", "the command had not finished", "command is still running", "no output for"} {
 			if i := strings.Index(l, m); i >= 0 {
@@ -464,6 +467,20 @@ func timeoutWhy(out, callErr string, exit *int, timeoutWrapper bool) string {
 		return "exit code 124: timeout killed the command"
 	}
 	return ""
+}
+
+// mayTimeout is a necessary condition for timeoutWhy's markers, checked
+// before lowering the text (which allocates) for every step.
+func mayTimeout(s string) bool {
+	if len(s) < 7 {
+		return false
+	}
+	for _, w := range [...]string{"imed out", "IMED OUT", "imeout", "IMEOUT", "not finished", "too long", "time limit", "still running", "no output for", "xceeded the"} {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func tailOf(s string, n int) string {

@@ -141,6 +141,32 @@ var (
 	pythonTools = map[string]bool{"run_ipython": true, "execute_ipython_cell": true, "python": true, "ipython": true, "jupyter": true}
 )
 
+// Tool classes, a bit each, so a step looks its tool's name up once.
+const (
+	toolShell uint8 = 1 << iota
+	toolRead
+	toolSearch
+	toolSubmit
+	toolEdit
+	toolPython
+	toolEditor
+)
+
+// toolClasses is every tool name the maps above know, with its classes.
+var toolClasses = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for _, c := range []struct {
+		names map[string]bool
+		bit   uint8
+	}{{shellTools, toolShell}, {readTools, toolRead}, {searchTools, toolSearch}, {submitTools, toolSubmit},
+		{editTools, toolEdit}, {pythonTools, toolPython}, {editorTools, toolEditor}} {
+		for n := range c.names {
+			m[n] |= c.bit
+		}
+	}
+	return m
+}()
+
 // readStep reads one tool call.
 func readStep(c *ToolCall) Step {
 	var args stepArgs
@@ -155,15 +181,16 @@ func readStep(c *ToolCall) Step {
 		cmd = argText(c.Args)
 	}
 	name := strings.ToLower(c.Name)
+	cls := toolClasses[name]
 	s := Step{Command: cmd}
 	var segs []segment
 	main := -1
 	parsed := true
 	words := strings.Fields(cmd)
 	switch {
-	case submitTools[name]:
+	case cls&toolSubmit != 0:
 		s.Kind = StepSubmit
-	case editorTools[name]:
+	case cls&toolEditor != 0:
 		// str_replace_editor and its kin: the command is the sub-action,
 		// as a member or as the second word (SWE-agent's string form).
 		action := strings.TrimSpace(cmd)
@@ -207,7 +234,7 @@ func readStep(c *ToolCall) Step {
 	case name == "apply_patch" || strings.Contains(cmd, "*** Begin Patch") && !strings.Contains(cmd, "git apply") || strings.Contains(args.str(argInput), "*** Begin Patch"):
 		s.Kind, s.Writes = StepEdit, true
 		s.Files = patchFiles(firstNonEmpty(args.str(argInput), args.str(argPatch), cmd))
-	case pythonTools[name]:
+	case cls&toolPython != 0:
 		code := firstNonEmpty(cmd, args.str(argInput), string(c.Args))
 		s.Kind, s.Runner = StepRun, "python"
 		if k, ok := agentSkill(code); ok {
@@ -226,11 +253,11 @@ func readStep(c *ToolCall) Step {
 		}
 		segs = []segment{{kind: s.Kind, runner: "python", prog: "python"}}
 		main = 0
-	case readTools[name] && !shellTools[name] && (cmd == "" || len(words) > 0 && words[0] == name):
+	case cls&toolRead != 0 && cls&toolShell == 0 && (cmd == "" || len(words) > 0 && words[0] == name):
 		s.Kind = StepRead
-	case searchTools[name] && (cmd == "" || len(words) > 0 && words[0] == name):
+	case cls&toolSearch != 0 && (cmd == "" || len(words) > 0 && words[0] == name):
 		s.Kind = StepSearch
-	case editTools[name] && (cmd == "" || len(words) > 0 && words[0] == name):
+	case cls&toolEdit != 0 && (cmd == "" || len(words) > 0 && words[0] == name):
 		// SWE-agent's edit N:M and create FILE act on files.
 		s.Kind, s.Writes = StepEdit, true
 		if name == "create" && len(words) > 1 {
@@ -238,7 +265,7 @@ func readStep(c *ToolCall) Step {
 		} else if f := firstNonEmpty(args.str(argPath), args.str(argFilePath)); f != "" {
 			s.Files = []string{f} // Claude Code's Edit, Gemini CLI's edit
 		}
-	case cmd == "" || cmd == c.Name && !shellTools[name] && len(words) == 1:
+	case cmd == "" || cmd == c.Name && cls&toolShell == 0 && len(words) == 1:
 		// No command recorded (or only the tool's own name, as some
 		// harnesses title a call): nothing to read.
 		s.Kind = StepOther
@@ -351,13 +378,17 @@ func stepResult(c *ToolCall, s *Step, segs []segment, main int) (Result, string)
 		// Claude Code's tool did not run: the user had not allowed it.
 		return ResultNotRun, clipLine(out)
 	}
-	if why := notRunWhy(out, c.ExitCode, prog, runner, s.Errors); why != "" {
-		switch s.Kind {
-		case StepTest, StepRun, StepBuild, StepInstall:
+	switch s.Kind {
+	case StepTest, StepRun, StepBuild, StepInstall:
+		if why := notRunWhy(out, c.ExitCode, prog, runner, s.Errors); why != "" {
 			return ResultNotRun, why
 		}
-		if strings.Contains(why, "command not found") || strings.Contains(why, "exit code 127") {
-			return ResultNotRun, why
+	default:
+		// Any other command that could not start: its program missing.
+		if c.ExitCode != nil && *c.ExitCode == 127 || hasErrorType(s.Errors, "command not found") {
+			if why := notRunWhy(out, c.ExitCode, prog, runner, s.Errors); strings.Contains(why, "not found") || strings.Contains(why, "exit code 127") {
+				return ResultNotRun, why
+			}
 		}
 	}
 	switch s.Kind {
@@ -565,6 +596,15 @@ func edges(out string) string {
 		return out
 	}
 	return out[:edgeBytes] + "\n" + out[len(out)-edgeBytes:]
+}
+
+func hasErrorType(errs []RuntimeError, typ string) bool {
+	for _, e := range errs {
+		if e.Type == typ {
+			return true
+		}
+	}
+	return false
 }
 
 // lastError is the last error's line ("KeyError: 'x'"), or "".
