@@ -170,3 +170,34 @@ func TestReviewersSeeEachOthersLabelsOnPostgreSQL(t *testing.T) {
 	require.Equal(t, "ann", last.Actor)
 	require.Equal(t, triage.ScorerRed, last.Primary)
 }
+
+// TestStoreCopyKeepsImportOrder: traces imported out of key order (c, b,
+// a) keep their order through SQLite → PostgreSQL → SQLite, so traces
+// --json lists them alike and the report adds their costs in the same
+// order (0.3+0.2+0.1 is 0.6, 0.1+0.2+0.3 is 0.6000000000000001): a copy
+// made in key order changed both (issue 29).
+func TestStoreCopyKeepsImportOrder(t *testing.T) {
+	t.Parallel()
+	sq := newCLI(t)
+	rows := `{"task_id":"c","run_id":"r","exit_code":1,"cost_usd":0.3}
+{"task_id":"b","run_id":"r","exit_code":1,"cost_usd":0.2}
+{"task_id":"a","run_id":"r","exit_code":1,"cost_usd":0.1}
+`
+	code, _, errOut := sq.run(rows, "import", "--rules", "--format", "jsonl", "-")
+	require.Equal(t, exitOK, code, errOut)
+	pg, back := pgCLI(t), newCLI(t)
+	code, _, errOut = sq.run("", "store", "copy", "--from", sq.db, "--to", pg.db)
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = sq.run("", "store", "copy", "--from", pg.db, "--to", back.db)
+	require.Equal(t, exitOK, code, errOut)
+	for _, args := range [][]string{{"traces", "--json"}, {"report", "--json"}} {
+		_, want, _ := sq.run("", args...)
+		require.NotEmpty(t, want)
+		for name, c := range map[string]*cli{"PostgreSQL copy": pg, "SQLite copy of it": back} {
+			_, got, _ := c.run("", args...)
+			require.Equal(t, want, got, "%s: %s is not byte-identical to the source's", name, strings.Join(args, " "))
+		}
+	}
+	_, list, _ := back.run("", "traces", "--json")
+	require.Less(t, strings.Index(list, `"task_id":"c"`), strings.Index(list, `"task_id":"a"`), "import order, not key order")
+}
