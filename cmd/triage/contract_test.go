@@ -169,6 +169,55 @@ func TestReviewersSeeEachOthersLabelsOnPostgreSQL(t *testing.T) {
 	last := after[len(after)-1]
 	require.Equal(t, "ann", last.Actor)
 	require.Equal(t, triage.ScorerRed, last.Primary)
+
+	// Bob's next read of the queue carries ann's label, so his
+	// label:SCORER_RED finds the trace (issue 29: it showed 0).
+	items, err = bob.Queue(ctx, ui.QueueQuery{Reviewer: "bob", RunID: "r", All: true})
+	require.NoError(t, err)
+	require.Equal(t, []ui.OtherLabel{{Reviewer: "ann", Primary: triage.ScorerRed}}, items[0].Others)
+	require.Empty(t, items[0].Primary, "ann's label is not bob's")
+
+	// Bob labels the trace otherwise: both labels are kept, and traces
+	// shows the disagreement, not the last word.
+	_, err = bob.AppendLabel(ctx, triage.LabelEvent{TraceID: id, Actor: "bob", Kind: triage.KindHuman, Primary: triage.Timeout})
+	require.NoError(t, err)
+	items, err = ann.Queue(ctx, ui.QueueQuery{Reviewer: "ann", RunID: "r", All: true})
+	require.NoError(t, err)
+	require.Equal(t, triage.ScorerRed, items[0].Primary)
+	require.True(t, items[0].Disagrees(), "ann's screen shows bob's other class")
+	code, out, errOut := c.run("", "traces", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, `"disagreement":"ann SCORER_RED · bob TIMEOUT"`)
+	code, out, errOut = c.run("", "traces")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "≠ ann SCORER_RED · bob TIMEOUT")
+}
+
+// TestQueuePutsEmptyTracesLast: a trace that recorded nothing (no
+// message, tool call, answer or diff) is marked empty and comes after
+// every trace with something to read, whatever its key (issue 29: 455
+// empty aider sessions came first).
+func TestQueuePutsEmptyTracesLast(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	rows := `{"task_id":"a-empty"}
+{"task_id":"b-msg","messages":[{"role":"user","content":"fix it"}]}
+{"task_id":"c-empty"}
+{"task_id":"d-call","tool_calls":[{"name":"bash","args":{"command":"ls"}}]}
+`
+	code, _, errOut := c.run(rows, "import", "--rules", "--format", "jsonl", "--run", "r", "-")
+	require.Equal(t, exitOK, code, errOut)
+	db, err := openDB(t.Context(), c.db, decodeRow)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	s := &uiStore{db: db, tax: &triage.Taxonomy{}}
+	items, err := s.Queue(t.Context(), ui.QueueQuery{Reviewer: "ann", RunID: "r", All: true})
+	require.NoError(t, err)
+	var got []string
+	for _, it := range items {
+		got = append(got, fmt.Sprintf("%s:%v", it.TaskID, it.Empty))
+	}
+	require.Equal(t, []string{"b-msg:false", "d-call:false", "a-empty:true", "c-empty:true"}, got)
 }
 
 // TestStoreCopyKeepsImportOrder: traces imported out of key order (c, b,

@@ -389,6 +389,34 @@ func (m *Model) applyHistory(id int64, events []triage.LabelEvent) {
 	if topIsSkip(events) {
 		it.Status = StatusSkipped
 	}
+	m.growColumns(it)
+}
+
+// applyOthers sets the other reviewers' live labels of a trace as the
+// store holds them after a write, and says so when they differ from the
+// reviewer's own: both labels are kept (nothing is replaced), and only an
+// adjudication settles them.
+func (m *Model) applyOthers(id int64, others []OtherLabel) {
+	it := m.queue.item(id)
+	if it == nil || m.pol.blind || m.pol.label == triage.KindAdjudication {
+		return
+	}
+	it.Others = others
+	m.growColumns(it)
+	if it.Disagrees() {
+		m.status = "reviewers disagree on " + it.Key() + ": yours " + it.Primary + ", " + othersText(others) +
+			"; both labels are kept (triage adjudicate settles them)"
+	}
+}
+
+// othersText is other reviewers' labels as the queue shows them:
+// "bob SCORER_RED · cy TIMEOUT".
+func othersText(others []OtherLabel) string {
+	parts := make([]string, len(others))
+	for i, o := range others {
+		parts[i] = o.Reviewer + " " + o.Primary
+	}
+	return strings.Join(parts, " · ")
 }
 
 // topIsSkip reports whether the latest live event (after undos) is a skip.

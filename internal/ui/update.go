@@ -81,6 +81,7 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case labelSavedMsg:
 		if msg.reloaded {
 			m.applyHistory(msg.traceID, msg.events)
+			m.applyOthers(msg.traceID, msg.others)
 		}
 		if msg.err != nil {
 			m.errText = msg.err.Error()

@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// TestOtherReviewersLabelsAreShown: another reviewer's label (bob's, on a
+// shared store) shows in the queue's others column and matches
+// label:CLASS; labelling the trace differently keeps both and says the
+// reviewers disagree, never replacing bob's word silently (issue 29).
+func TestOtherReviewersLabelsAreShown(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	f.items[1].Others = []OtherLabel{{Reviewer: "bob", Primary: triage.ScorerRed}}
+	// Bob labels trace 1 on his own screen after ana's queue loaded.
+	m := started(t, f, testConfig(), 140, 30)
+	require.Contains(t, m.View(), "others", "a column for the other reviewers")
+	require.Contains(t, m.View(), "bob SCORER_RED")
+	f.events = append(f.events, triage.LabelEvent{ID: 100, TraceID: 1, Actor: "bob", Kind: triage.KindHuman, Primary: triage.ScorerRed})
+
+	m = press(t, m, "1") // ana: PASS_CONTRACT on trace 1
+	require.Contains(t, m.status, "reviewers disagree on r1/T01#0: yours PASS_CONTRACT, bob SCORER_RED")
+	require.Contains(t, m.View(), "≠ bob SCORER_RED")
+	require.Equal(t, triage.PassContract, m.queue.all[0].Primary)
+	require.True(t, m.queue.all[0].Disagrees())
+
+	require.NoError(t, m.queue.apply("label:SCORER_RED", false))
+	var keys []string
+	for _, i := range m.queue.view {
+		keys = append(keys, m.queue.all[i].TaskID)
+	}
+	require.Equal(t, []string{"T01", "T02"}, keys, "label: matches the other reviewers' labels too")
+}
+
+// TestEmptyFilter: empty:yes finds the traces that recorded nothing,
+// empty:no hides them.
+func TestEmptyFilter(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	f.items[2].Empty = true
+	m := started(t, f, testConfig(), 140, 30)
+	for filter, want := range map[string]string{"empty:yes": "T03", "empty:no": "T01 T02", "empty:": "T03"} {
+		require.NoError(t, m.queue.apply(filter, false))
+		var keys []string
+		for _, i := range m.queue.view {
+			keys = append(keys, m.queue.all[i].TaskID)
+		}
+		require.Equal(t, want, strings.Join(keys, " "), filter)
+	}
+	require.True(t, EmptyTrace(&triage.Trace{}))
+	require.False(t, EmptyTrace(&triage.Trace{Messages: []triage.Message{{Role: "user", Content: "x"}}}))
+}
