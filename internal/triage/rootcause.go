@@ -83,4 +83,3 @@ func oneLine(s string) string {
 	}
 	return strings.Join(strings.Fields(s), " ")
 }
-
