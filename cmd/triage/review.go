@@ -208,7 +208,7 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 		sort.SliceStable(items, func(i, j int) bool { return pos[items[i].TraceID] < pos[items[j].TraceID] })
 		return items, nil
 	}
-	if err := s.markEmpty(ctx, q.RunID, items); err != nil {
+	if err := s.markContents(ctx, q.RunID, items); err != nil {
 		return nil, err
 	}
 	// Empty sessions (455 of the real logs' 1,160 leftovers) go last: a
@@ -234,10 +234,11 @@ func liveOthers(byActor map[string][]triage.LabelEvent) []ui.OtherLabel {
 	return out
 }
 
-// markEmpty sets Empty on the items whose trace recorded nothing to read
-// (ui.EmptyTrace). Only traces with no tool call are decoded, and only
-// the queue's: a trace with a call is never empty.
-func (s *uiStore) markEmpty(ctx context.Context, runID string, items []ui.QueueItem) error {
+// markContents sets what each item's trace holds (Holds) and Empty on
+// those that recorded nothing to read (ui.EmptyTrace). Only traces with
+// no tool call are decoded, and only the queue's: a trace with a call is
+// never empty, and its calls are counted in its summary.
+func (s *uiStore) markContents(ctx context.Context, runID string, items []ui.QueueItem) error {
 	sums, err := s.db.Summaries(ctx, runID)
 	if err != nil {
 		return err
@@ -249,7 +250,11 @@ func (s *uiStore) markEmpty(ctx context.Context, runID string, items []ui.QueueI
 	at := map[int64]int{}
 	var refs []store.TraceRef
 	for i := range items {
-		if n, ok := calls[items[i].TraceID]; ok && n == 0 {
+		n, ok := calls[items[i].TraceID]
+		if ok && n > 0 {
+			items[i].Holds = ui.CallsHeld(n)
+		}
+		if ok && n == 0 {
 			at[items[i].TraceID] = i
 			refs = append(refs, store.TraceRef{ID: items[i].TraceID, RunID: items[i].RunID})
 		}
@@ -259,6 +264,7 @@ func (s *uiStore) markEmpty(ctx context.Context, runID string, items []ui.QueueI
 	}
 	return s.db.EachTrace(ctx, refs, func(tr *triage.Trace, _ *triage.Verdict) error {
 		if i, ok := at[tr.ID]; ok {
+			items[i].Holds = ui.TraceHolds(tr)
 			items[i].Empty = ui.EmptyTrace(tr)
 		}
 		return nil

@@ -67,7 +67,7 @@ const (
 	// "final" stays near them on a wide screen.
 	maxReviewersCol = 72
 	// wideQueue is the width from which the queue shows the "why" column.
-	wideQueue = 110
+	wideQueue = 80
 	// maxYoursCol is the reviewer's label column at its widest
 	// (PASS_CONTRACT and a space, and a little).
 	maxYoursCol = 15
@@ -88,7 +88,7 @@ func col(id colID) column {
 	case colSeed:
 		return column{id: id, header: "seed", cell: func(_ *session, it *QueueItem) string { return fmt.Sprint(it.Seed) }, fixed: 5}
 	case colRules:
-		return column{id: id, header: "rules", cell: func(_ *session, it *QueueItem) string { return it.Suggestion }, fixed: 15}
+		return column{id: id, header: "rules", cell: func(_ *session, it *QueueItem) string { return it.Suggestion }, fixed: 15, fit: true}
 	case colWhy:
 		return column{id: id, header: "why", cell: func(s *session, it *QueueItem) string { return s.whyOf(it) },
 			first: 3, from: wideQueue, spare: true, leftover: true}
@@ -227,8 +227,10 @@ func naturalCols(items []QueueItem) colWidths {
 	var n colWidths
 	n[colTask], n[colRun], n[colModel] = len("task"), len("run"), len("model")
 	n[colYours] = len("(draft)")
+	n[colRules] = len("rules")
 	for i := range items {
 		it := &items[i]
+		n[colRules] = max(n[colRules], ansi.StringWidth(sanitizeLine(it.Suggestion)))
 		n[colTask] = max(n[colTask], ansi.StringWidth(sanitizeLine(it.TaskID)))
 		n[colRun] = max(n[colRun], ansi.StringWidth(sanitizeLine(it.RunID)))
 		n[colModel] = max(n[colModel], ansi.StringWidth(sanitizeLine(it.Model)))

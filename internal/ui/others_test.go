@@ -55,3 +55,27 @@ func TestEmptyFilter(t *testing.T) {
 	require.True(t, EmptyTrace(&triage.Trace{}))
 	require.False(t, EmptyTrace(&triage.Trace{Messages: []triage.Message{{Role: "user", Content: "x"}}}))
 }
+
+// TestWhySaysWhatEachTraceHolds: leftovers that share one reason (as
+// 1,159 of the real logs' 1,160 do) differ in the why column by what each
+// recorded, an empty one says so, and the column shows at 80 columns
+// (issue 29: the same "outcome unknown: no scorer…" on every row at 140,
+// and no why at all at 80).
+func TestWhySaysWhatEachTraceHolds(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	for i := range f.items {
+		f.items[i].Reason = "outcome unknown: no scorer verdict was recorded"
+		f.items[i].Suggestion = ""
+	}
+	f.items[0].Holds = "17 calls"
+	f.items[1].Holds = "3 messages, no call"
+	f.items[2].Empty, f.items[2].Holds = true, "nothing recorded"
+	m := started(t, f, testConfig(), 80, 24)
+	view := m.View()
+	require.Contains(t, view, "why")
+	for _, want := range []string{"17 calls · outcome", "3 messages, no call", "empty: no message"} {
+		require.Contains(t, view, want)
+	}
+	require.NotContains(t, view, "yours          ", "an empty yours column keeps no 15 cells")
+}
