@@ -95,7 +95,9 @@ func (m *Model) handleLabelKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.modal = modalNote
 		return m.note.Focus(), true
 	case key.Matches(msg, km.Skip):
-		delete(m.drafts, it.TraceID)
+		// A skip decides nothing: a note or tags drafted before it stay
+		// for the label given on coming back (c, type, ctrl+s, s, k, 7
+		// stored the label with no note).
 		it.Status = StatusSkipped
 		cmd := m.enqueue(m.event(it.TraceID, triage.KindSkip, "", nil, ""), 0)
 		m.status = "skipped " + it.Key()

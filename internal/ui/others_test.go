@@ -79,3 +79,21 @@ func TestWhySaysWhatEachTraceHolds(t *testing.T) {
 	}
 	require.NotContains(t, view, "yours          ", "an empty yours column keeps no 15 cells")
 }
+
+// TestDraftNoteSurvivesASkip: a note kept before the primary (c, type,
+// ctrl+s) is stored with the label given after skipping the trace and
+// coming back to it (issue 29: s, k, 7 stored the label with no note).
+func TestDraftNoteSurvivesASkip(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	m := started(t, f, testConfig(), 140, 30)
+	m = press(t, m, "c", "read the diff", "ctrl+s")
+	require.Contains(t, m.status, "note kept")
+	m = press(t, m, "s", "k", "7")
+	ev := f.eventsCopy()
+	require.NotEmpty(t, ev)
+	last := ev[len(ev)-1]
+	require.Equal(t, triage.KindHuman, last.Kind)
+	require.Equal(t, int64(1), last.TraceID)
+	require.Equal(t, "read the diff", last.Note)
+}
