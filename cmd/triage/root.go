@@ -257,6 +257,7 @@ Start with:  triage demo`,
 		newAdjudicateCmd(a),
 	)
 	refuseUnknownSubcommands(root)
+	addStoreCompletions(a, root)
 	return root
 }
 
