@@ -109,6 +109,9 @@ type Model struct {
 	screen  screenID
 	modal   modalID
 	inputOf inputMode
+	// inputWas is the filter as it stood when / opened: esc puts it back
+	// (the filter applies as it is typed).
+	inputWas string
 
 	queue  queueScreen
 	trace  traceScreen

@@ -97,3 +97,20 @@ func TestDraftNoteSurvivesASkip(t *testing.T) {
 	require.Equal(t, int64(1), last.TraceID)
 	require.Equal(t, "read the diff", last.Note)
 }
+
+// TestEscCancelsTheFilter: esc in / puts back the filter that stood when
+// the line opened (issue 29: the half-typed filter stayed, with its text).
+func TestEscCancelsTheFilter(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	m := started(t, f, testConfig(), 140, 30)
+	m = press(t, m, "/", "T02", "enter")
+	require.Equal(t, "T02", m.queue.filter)
+	require.Len(t, m.queue.view, 1)
+	m = press(t, m, "/", "ctrl+u", "T03", "esc")
+	require.Equal(t, "T02", m.queue.filter, "esc keeps the filter as it was")
+	require.Len(t, m.queue.view, 1)
+	require.Equal(t, "T02", m.queue.all[m.queue.view[0]].TaskID)
+	m = press(t, m, "/", "esc")
+	require.Equal(t, "T02", m.queue.filter)
+}

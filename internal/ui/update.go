@@ -305,7 +305,7 @@ func (m *Model) stepTrace(d int) tea.Cmd {
 
 // openInput focuses the filter or search line with its current value.
 func (m *Model) openInput(mode inputMode, value string) tea.Cmd {
-	m.modal, m.inputOf = modalInput, mode
+	m.modal, m.inputOf, m.inputWas = modalInput, mode, value
 	m.input.SetValue(value)
 	m.input.CursorEnd()
 	switch mode {
@@ -328,6 +328,11 @@ func (m Model) handleInputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.modal = modalNone
 		m.input.Blur()
 		switch m.inputOf {
+		case inputFilter:
+			// Esc cancels: the filter typed so far goes, the one before
+			// it comes back.
+			_ = m.queue.apply(m.inputWas, m.pol.blind)
+			m.status = "filter unchanged"
 		case inputSearch:
 			m.trace.search("")
 		case inputDocSearch:
