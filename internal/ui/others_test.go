@@ -114,3 +114,18 @@ func TestEscCancelsTheFilter(t *testing.T) {
 	m = press(t, m, "/", "esc")
 	require.Equal(t, "T02", m.queue.filter)
 }
+
+// TestSwitcherSaysWhenNothingMatches: a : name that matches no entry
+// says so and what the switcher offers (issue 29: ":rep" in a review
+// said "The taxonomy defines no tags").
+func TestSwitcherSaysWhenNothingMatches(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	cfg := testConfig()
+	cfg.Runs = []string{"r1", "r2"}
+	m := started(t, f, cfg, 100, 30)
+	m = press(t, m, ":", "rep")
+	view := m.View()
+	require.NotContains(t, view, "defines no tags")
+	require.Contains(t, view, "Nothing to switch to matches “rep”")
+}

@@ -77,7 +77,32 @@ func (m *Model) filterSwitcher() {
 		}
 	}
 	m.picker = newPicker("Switch to", labels, nil, false, nil, 0)
+	m.picker.empty = "Nothing to switch to matches " + strconvQuote(m.input.Value()) + ": this session offers " + m.offeredWords()
 }
+
+// offeredWords says what kinds of entry the switcher has this session
+// ("screens, runs and slices"), for the note shown when a typed name
+// matches none.
+func (m *Model) offeredWords() string {
+	var kinds []string
+	seen := map[switchKind]bool{}
+	for _, e := range m.switchEntries() {
+		if !seen[e.kind] {
+			seen[e.kind] = true
+			kinds = append(kinds, [...]string{"screens", "runs", "slices"}[e.kind])
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		return "nothing"
+	case 1:
+		return kinds[0]
+	}
+	return strings.Join(kinds[:len(kinds)-1], ", ") + " and " + kinds[len(kinds)-1]
+}
+
+// strconvQuote quotes typed text for a message.
+func strconvQuote(s string) string { return "“" + s + "”" }
 
 // closeSwitcher gives the input line back to filter and search.
 func (m *Model) closeSwitcher() {
