@@ -112,6 +112,8 @@ type Model struct {
 	// inputWas is the filter as it stood when / opened: esc puts it back
 	// (the filter applies as it is typed).
 	inputWas string
+	// helpOff is the first line of the help shown (? then j/k scroll).
+	helpOff int
 
 	queue  queueScreen
 	trace  traceScreen

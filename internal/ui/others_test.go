@@ -129,3 +129,28 @@ func TestSwitcherSaysWhenNothingMatches(t *testing.T) {
 	require.NotContains(t, view, "defines no tags")
 	require.Contains(t, view, "Nothing to switch to matches “rep”")
 }
+
+// TestHelpFitsAndScrollsAt80x24: the trace screen's help at 80×24 shows
+// the labelling keys and scrolls to its last line (issue 29: it was cut
+// off below the screen, labelling keys invisible, no scroll).
+func TestHelpFitsAndScrollsAt80x24(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	m := started(t, f, testConfig(), 80, 24)
+	m = press(t, m, "enter", "?")
+	view := m.View()
+	require.Len(t, strings.Split(view, "\n"), 24)
+	require.Contains(t, view, "1=PASS_CONTRACT", "the labelling keys are on the first page")
+	require.Contains(t, view, "j/k scroll")
+	w, _ := m.helpSize()
+	lines := m.helpLines(w)
+	last := strings.TrimSpace(stripBox(lines[len(lines)-1]))
+	require.NotContains(t, view, last, "the last line is below")
+	m = press(t, m, "G")
+	require.Contains(t, m.View(), last, "G scrolls to the last line")
+	m = press(t, m, "?")
+	require.Equal(t, modalNone, m.modal)
+}
+
+// stripBox is a help line without its trailing padding.
+func stripBox(s string) string { return strings.TrimRight(s, " ") }

@@ -192,6 +192,18 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		case key.Matches(msg, m.keys.Help), key.Matches(msg, m.keys.Back):
 			m.modal = modalNone
+		case key.Matches(msg, m.keys.Down):
+			m.scrollHelp(1)
+		case key.Matches(msg, m.keys.Up):
+			m.scrollHelp(-1)
+		case key.Matches(msg, m.keys.HalfDown):
+			m.scrollHelp(max(1, m.height/2))
+		case key.Matches(msg, m.keys.HalfUp):
+			m.scrollHelp(-max(1, m.height/2))
+		case key.Matches(msg, m.keys.Top):
+			m.helpOff = 0
+		case key.Matches(msg, m.keys.Bottom):
+			m.scrollHelp(1 << 20)
 		}
 		return m, nil
 	}
@@ -200,7 +212,7 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.quitting = true
 		return m, tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.modal = modalHelp
+		m.modal, m.helpOff = modalHelp, 0
 		return m, nil
 	case key.Matches(msg, m.keys.Switch):
 		return m, m.openSwitcher()

@@ -241,7 +241,8 @@ func TestTraceBindings(t *testing.T) {
 			require.Empty(t, m.queue.item(1).Primary)
 		}},
 		{"? help lists pane keys", []string{"tab", "?"}, func(t *testing.T, m Model, _ *fakeStore) {
-			require.Contains(t, m.View(), "next file")
+			w, _ := m.helpSize()
+			require.Contains(t, strings.Join(m.helpLines(w), "\n"), "next file")
 		}},
 		{"help on the timeline hides diff keys", []string{"?"}, func(t *testing.T, m Model, _ *fakeStore) {
 			require.NotContains(t, m.View(), "next file")

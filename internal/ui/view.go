@@ -71,10 +71,7 @@ func (m Model) modalBox() string {
 		}
 		body = m.note.View()
 	case modalHelp:
-		title = "Keys"
-		body = helpGrid(m.st, m.FullHelp(), innerW)
-		legend := strings.Join(m.classLegend(), "  ")
-		body += "\n\n" + m.st.App.Muted.Render(lipgloss.NewStyle().Width(innerW).Render(legend))
+		return m.helpBox()
 	default:
 		return ""
 	}
@@ -95,4 +92,49 @@ func firstLine(s string) string {
 		l += " …"
 	}
 	return l
+}
+
+// helpSize is the help box's inner width and the lines its body shows:
+// the screen's whole width and the body's height, so the keys of a
+// narrow screen are laid out in columns and scroll rather than being cut
+// off below the screen's last line.
+func (m Model) helpSize() (innerW, rows int) {
+	box := m.st.Picker.Box
+	_, bodyH := m.lay.body(m.screen)
+	innerW = max(20, m.width-2) - box.GetHorizontalFrameSize()
+	// The title and the scroll note take a line each.
+	rows = max(1, bodyH-box.GetVerticalFrameSize()-2)
+	return innerW, rows
+}
+
+// helpLines are the help's lines at width w: the class legend first (the
+// labelling keys a reviewer needs most), then every key valid now.
+func (m Model) helpLines(w int) []string {
+	legend := m.st.App.Muted.Render(lipgloss.NewStyle().Width(w).Render(strings.Join(m.classLegend(), "  ")))
+	lines := strings.Split(legend, "\n")
+	lines = append(lines, "")
+	return append(lines, strings.Split(helpGrid(m.st, m.FullHelp(), w), "\n")...)
+}
+
+// helpBox draws the help, scrolled to helpOff, with a note saying what
+// is above or below.
+func (m Model) helpBox() string {
+	w, rows := m.helpSize()
+	lines := m.helpLines(w)
+	off := min(m.helpOff, max(0, len(lines)-rows))
+	shown := lines[off:min(len(lines), off+rows)]
+	note := ""
+	if len(lines) > rows {
+		note = fmt.Sprintf("lines %d–%d of %d · j/k scroll", off+1, off+len(shown), len(lines))
+	}
+	title := m.st.Picker.Title.Render("Keys")
+	body := strings.Join(shown, "\n") + "\n" + m.st.App.Muted.Render(note)
+	return m.st.Picker.Box.Width(w).Render(title + "\n" + body)
+}
+
+// scrollHelp moves the help by d lines, within its length.
+func (m *Model) scrollHelp(d int) {
+	w, rows := m.helpSize()
+	n := len(m.helpLines(w))
+	m.helpOff = max(0, min(m.helpOff+d, n-rows))
 }
