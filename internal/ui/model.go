@@ -114,6 +114,10 @@ type Model struct {
 	inputWas string
 	// helpOff is the first line of the help shown (? then j/k scroll).
 	helpOff int
+	// quitArmed: esc on the screen the app started on asked whether to
+	// quit; quitAsked is that, for the key being handled (a second esc
+	// quits, any other key disarms it).
+	quitArmed, quitAsked bool
 
 	queue  queueScreen
 	trace  traceScreen

@@ -160,6 +160,8 @@ func (m Model) handleKeys(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.errText = ""
+	// An esc that asked "quit?" holds for the next key only.
+	m.quitAsked, m.quitArmed = m.quitArmed, false
 	if m.modal != modalInput && m.modal != modalSwitch {
 		m.status = ""
 	}
