@@ -154,3 +154,29 @@ func TestHelpFitsAndScrollsAt80x24(t *testing.T) {
 
 // stripBox is a help line without its trailing padding.
 func stripBox(s string) string { return strings.TrimRight(s, " ") }
+
+// TestFileListKeepsTheDiffInSight: F's file list is drawn over the diff,
+// not over blank lines: the diff's text beside and around the box stays
+// (issue 29: F blanked the diff behind it).
+func TestFileListKeepsTheDiffInSight(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	m := started(t, f, testConfig(), 140, 45)
+	m = press(t, m, "enter", "tab")
+	before := m.View()
+	require.Contains(t, before, "BASE = '/v2/invoices'")
+	m = press(t, m, "F")
+	require.Equal(t, modalFiles, m.modal)
+	after := m.View()
+	require.Contains(t, after, "Files (2)")
+	require.Contains(t, after, "import requests", "the diff's lines outside the box are still drawn")
+}
+
+// TestOverlayBoxKeepsBothSides: the box is spliced into each line it
+// covers, the cells left and right of it kept.
+func TestOverlayBoxKeepsBothSides(t *testing.T) {
+	t.Parallel()
+	screen := "head\n0123456789\nabcdefghij\nKLMNOPQRST\ntail"
+	got := overlayBox(screen, "##\n##", 10, 1, 3)
+	require.Equal(t, "head\n0123##6789\nabcd##ghij\nKLMNOPQRST\ntail", got)
+}

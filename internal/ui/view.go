@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -26,12 +27,7 @@ func (m Model) View() string {
 	top := m.screenOf(m.screen).View(m.session())
 	bodyTop, bodyH := m.lay.body(m.screen)
 	if box := m.modalBox(); box != "" {
-		lines := strings.Split(top, "\n")
-		over := strings.Split(lipgloss.Place(m.width, bodyH, lipgloss.Center, lipgloss.Center, box), "\n")
-		for i := 0; i < len(over) && bodyTop+i < len(lines); i++ {
-			lines[bodyTop+i] = over[i]
-		}
-		top = strings.Join(lines, "\n")
+		top = overlayBox(top, box, m.width, bodyTop, bodyH)
 	}
 	return top + "\n" + m.statusLine() + "\n" + m.footer()
 }
@@ -137,4 +133,40 @@ func (m *Model) scrollHelp(d int) {
 	w, rows := m.helpSize()
 	n := len(m.helpLines(w))
 	m.helpOff = max(0, min(m.helpOff+d, n-rows))
+}
+
+// overlayBox draws box centred over the body (bodyH lines from line
+// bodyTop) of screen, a w wide screen, and keeps what the box does not
+// cover: the diff beside a file list stays in sight (whole blank lines
+// replaced it).
+func overlayBox(screen, box string, w, bodyTop, bodyH int) string {
+	lines := strings.Split(screen, "\n")
+	over := strings.Split(box, "\n")
+	boxW := 0
+	for _, l := range over {
+		boxW = max(boxW, ansi.StringWidth(l))
+	}
+	// Centred as lipgloss.Place centres: the odd cell goes to the right.
+	gapX, gapY := max(0, w-boxW), max(0, bodyH-len(over))
+	x := gapX - int(math.Round(float64(gapX)*0.5))
+	y := gapY - int(math.Round(float64(gapY)*0.5))
+	const reset = "\x1b[m"
+	for i, ol := range over {
+		at := bodyTop + y + i
+		if at >= len(lines) || i >= bodyH {
+			break
+		}
+		under := lines[at]
+		left := ansi.Truncate(under, x, "")
+		left += strings.Repeat(" ", max(0, x-ansi.StringWidth(left)))
+		pad := strings.Repeat(" ", max(0, boxW-ansi.StringWidth(ol)))
+		right := ansi.TruncateLeft(under, x+boxW, "")
+		if strings.Contains(under, "\x1b") || strings.Contains(ol, "\x1b") {
+			// A style left open on either side must not bleed across.
+			lines[at] = left + reset + ol + pad + reset + right
+		} else {
+			lines[at] = left + ol + pad + right
+		}
+	}
+	return strings.Join(lines, "\n")
 }
