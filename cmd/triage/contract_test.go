@@ -250,3 +250,26 @@ func TestStoreCopyKeepsImportOrder(t *testing.T) {
 	_, list, _ := back.run("", "traces", "--json")
 	require.Less(t, strings.Index(list, `"task_id":"c"`), strings.Index(list, `"task_id":"a"`), "import order, not key order")
 }
+
+// TestReadOnlyQueueShowsNoOnesLabelAsYours: a queue read with no reviewer
+// (report --tui's drill-down) carries ann's label as another reviewer's,
+// never as the screen's own "yours" (issue 29).
+func TestReadOnlyQueueShowsNoOnesLabelAsYours(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	code, _, errOut := c.run(`{"task_id":"T1","exit_code":1}`+"\n", "import", "--rules", "--format", "jsonl", "--run", "r", "-")
+	require.Equal(t, exitOK, code, errOut)
+	db, err := openDB(t.Context(), c.db, decodeRow)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	s := &uiStore{db: db, tax: &triage.Taxonomy{}}
+	items, err := s.Queue(t.Context(), ui.QueueQuery{RunID: "r", All: true})
+	require.NoError(t, err)
+	_, err = s.AppendLabel(t.Context(), triage.LabelEvent{TraceID: items[0].TraceID, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ScorerRed})
+	require.NoError(t, err)
+	items, err = s.Queue(t.Context(), ui.QueueQuery{RunID: "r", All: true})
+	require.NoError(t, err)
+	require.Empty(t, items[0].Primary)
+	require.Equal(t, ui.StatusTodo, items[0].Status)
+	require.Equal(t, []ui.OtherLabel{{Reviewer: "ann", Primary: triage.ScorerRed}}, items[0].Others)
+}

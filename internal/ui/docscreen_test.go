@@ -205,6 +205,19 @@ func TestReportReadOnlyWithoutReviewer(t *testing.T) {
 	m = press(t, m, "3")
 	require.Contains(t, m.status, "read only")
 	require.Empty(t, f.eventsCopy())
+	// Nothing offers a key that writes (issue 29: the drill-down's footer
+	// and help offered the label keys).
+	require.NotContains(t, m.footer(), "label")
+	require.NotContains(t, m.footer(), "skip")
+	w, _ := m.helpSize()
+	help := strings.Join(m.helpLines(w), "\n")
+	for _, word := range []string{"label", "skip", "undo", "tags", "1=PASS_CONTRACT"} {
+		require.NotContains(t, help, word)
+	}
+	m = press(t, m, "enter")
+	require.Equal(t, screenTrace, m.screen)
+	require.NotContains(t, m.View(), "yours", "no reviewer, no 'yours'")
+	require.NotContains(t, m.footer(), "label")
 }
 
 // TestDocScreensGolden pins the report and agreement screens at 80×24 and

@@ -106,10 +106,14 @@ func (m Model) helpSize() (innerW, rows int) {
 // helpLines are the help's lines at width w: the class legend first (the
 // labelling keys a reviewer needs most), then every key valid now.
 func (m Model) helpLines(w int) []string {
+	grid := strings.Split(helpGrid(m.st, m.FullHelp(), w), "\n")
+	if m.cfg.Reviewer == "" {
+		return grid // Read only: no class can be given, no legend.
+	}
 	legend := m.st.App.Muted.Render(lipgloss.NewStyle().Width(w).Render(strings.Join(m.classLegend(), "  ")))
 	lines := strings.Split(legend, "\n")
 	lines = append(lines, "")
-	return append(lines, strings.Split(helpGrid(m.st, m.FullHelp(), w), "\n")...)
+	return append(lines, grid...)
 }
 
 // helpBox draws the help, scrolled to helpOff, with a note saying what
