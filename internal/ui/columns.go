@@ -54,7 +54,8 @@ type column struct {
 	// the caps left.
 	spare, leftover bool
 	// optional columns show only when their content is known and not
-	// empty (natural above 0): no other reviewer, no "others" column.
+	// empty (natural above 0): no other reviewer, no "others" column. They
+	// are as wide as their content, up to cap, taken before the shares.
 	optional bool
 }
 
@@ -99,7 +100,7 @@ func col(id colID) column {
 		return column{id: id, header: "status", cell: func(_ *session, it *QueueItem) string { return string(it.Status) }, fixed: 9}
 	case colOthers:
 		return column{id: id, header: "others", cell: func(_ *session, it *QueueItem) string { return othersCell(it) },
-			share: 3, cap: maxOthersCol, fit: true, optional: true}
+			cap: maxOthersCol, optional: true}
 	}
 	return yoursCol("yours")
 }
@@ -171,8 +172,12 @@ func layoutColumns(cols []column, w int, natural colWidths) colWidths {
 	free := max(0, w-markWidth)
 	for i := range cols {
 		if c := &cols[i]; shown(c) {
-			free = max(0, free-c.fixed)
-			out[c.id] = c.fixed
+			width := c.fixed
+			if c.optional {
+				width = capped(natural[c.id]+1, c.cap)
+			}
+			free = max(0, free-width)
+			out[c.id] = width
 		}
 	}
 	for i := range cols {

@@ -180,3 +180,29 @@ func TestOverlayBoxKeepsBothSides(t *testing.T) {
 	got := overlayBox(screen, "##\n##", 10, 1, 3)
 	require.Equal(t, "head\n0123##6789\nabcd##ghij\nKLMNOPQRST\ntail", got)
 }
+
+// TestLiveScreenSeesAnotherReviewer: a screen already open takes another
+// reviewer's label on its next read: opening the trace (its history is
+// everyone's) or ctrl+r (the queue read again, cursor and filter kept)
+// (issue 29: neither a live nor a restarted screen showed it).
+func TestLiveScreenSeesAnotherReviewer(t *testing.T) {
+	t.Parallel()
+	f := newFake(3)
+	m := started(t, f, testConfig(), 140, 30)
+	m = press(t, m, "j") // on T02
+	// Bob labels T02 and T03 elsewhere; the store's queue now says so.
+	f.mu.Lock()
+	f.events = append(f.events, triage.LabelEvent{ID: 100, TraceID: 2, Actor: "bob", Kind: triage.KindHuman, Primary: triage.Timeout})
+	f.items[2].Others = []OtherLabel{{Reviewer: "bob", Primary: triage.Timeout}}
+	f.mu.Unlock()
+	require.Empty(t, m.queue.item(2).Others)
+
+	m = press(t, m, "enter")
+	require.Equal(t, []OtherLabel{{Reviewer: "bob", Primary: triage.Timeout}}, m.queue.item(2).Others, "opening the trace reads everyone's labels")
+	m = press(t, m, "esc", "/", "T0", "enter", "ctrl+r")
+	require.Equal(t, []OtherLabel{{Reviewer: "bob", Primary: triage.Timeout}}, m.queue.item(3).Others, "ctrl+r reads the queue again")
+	require.Equal(t, int64(2), m.queue.current().TraceID, "the cursor stays")
+	require.Equal(t, "T0", m.queue.filter, "the filter stays")
+	require.Contains(t, m.status, "labels read again")
+	require.Contains(t, m.View(), "bob TIMEOUT")
+}

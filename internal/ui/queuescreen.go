@@ -213,7 +213,7 @@ func (q *queueScreen) FullHelp(s *session) [][]key.Binding {
 		global = append(global, s.showAllHelp())
 	}
 	move := []key.Binding{km.Down, km.Up, km.Top, km.Bottom, km.HalfDown, km.HalfUp}
-	keys := []key.Binding{km.Open, km.Filter, km.Sort, km.NextTrace, km.PrevTrace}
+	keys := []key.Binding{km.Open, km.Filter, km.Sort, km.NextTrace, km.PrevTrace, km.Refresh}
 	if q.filter != "" {
 		keys = append(keys, withHelp(km.Back, "clear filter"))
 	}

@@ -182,3 +182,18 @@ func (m *Model) reloadQueue() tea.Cmd {
 	m.resize(m.width, m.height)
 	return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.resetClusters())
 }
+
+// refreshQueue reads the whole queue again behind the one shown, as the
+// first page's load does: the cursor, the filter and the labels written
+// meanwhile stay, and every row takes the labels the store holds now
+// (another reviewer's on a shared store).
+func (m *Model) refreshQueue() tea.Cmd {
+	m.queueGen++
+	q := &m.queue
+	q.partial, q.moved, q.touched = true, true, map[int64]bool{}
+	m.status = refreshingStatus
+	return m.queueCmd(m.queueGen, 0)
+}
+
+// refreshingStatus is the status line while a refresh reads the queue.
+const refreshingStatus = "reading everyone's labels again…"

@@ -50,6 +50,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.queueCmd(msg.gen, 0)
 		default:
 			m.queue.setWhole(msg.items, m.pol.blind)
+			if m.status == refreshingStatus {
+				m.status = "labels read again: the queue shows what the store holds now"
+			}
 		}
 		m.natural = msg.natural
 		m.resize(m.width, m.height)
@@ -77,6 +80,12 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.trace.setLoaded(msg, m.cfg.Reviewer, m.pol.blind)
+		if !m.pol.blind {
+			// The trace's history is everyone's: the queue row takes the
+			// other reviewers' labels as this read found them.
+			_, others := splitHistory(msg.history, m.cfg.Reviewer)
+			m.applyOthers(msg.id, others)
+		}
 		return m, nil
 	case labelSavedMsg:
 		if msg.reloaded {
@@ -218,6 +227,8 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, m.keys.Switch):
 		return m, m.openSwitcher()
+	case key.Matches(msg, m.keys.Refresh) && m.screen == screenQueue && m.queue.loaded && m.store != nil:
+		return m, m.refreshQueue()
 	case key.Matches(msg, m.keys.Mouse):
 		m.cfg.Mouse = !m.cfg.Mouse
 		if m.cfg.Mouse {
