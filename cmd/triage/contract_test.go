@@ -199,7 +199,12 @@ func TestReviewersSeeEachOthersLabelsOnPostgreSQL(t *testing.T) {
 // empty aider sessions came first).
 func TestQueuePutsEmptyTracesLast(t *testing.T) {
 	t.Parallel()
-	c := newCLI(t)
+	for name, c := range map[string]*cli{"SQLite": newCLI(t), "PostgreSQL": pgCLI(t)} {
+		t.Run(name, func(t *testing.T) { queuePutsEmptyTracesLast(t, c) })
+	}
+}
+
+func queuePutsEmptyTracesLast(t *testing.T, c *cli) {
 	rows := `{"task_id":"a-empty"}
 {"task_id":"b-msg","messages":[{"role":"user","content":"fix it"}]}
 {"task_id":"c-empty"}
@@ -215,9 +220,9 @@ func TestQueuePutsEmptyTracesLast(t *testing.T) {
 	require.NoError(t, err)
 	var got []string
 	for _, it := range items {
-		got = append(got, fmt.Sprintf("%s:%v", it.TaskID, it.Empty))
+		got = append(got, fmt.Sprintf("%s:%v:%s", it.TaskID, it.Empty, it.Holds))
 	}
-	require.Equal(t, []string{"b-msg:false", "d-call:false", "a-empty:true", "c-empty:true"}, got)
+	require.Equal(t, []string{"b-msg:false:1 message, no call", "d-call:false:1 call", "a-empty:true:nothing recorded", "c-empty:true:nothing recorded"}, got)
 }
 
 // TestStoreCopyKeepsImportOrder: traces imported out of key order (c, b,

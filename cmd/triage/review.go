@@ -173,7 +173,9 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 	// list of rules that fired: one slice per distinct verdict, not per
 	// item, on a queue of 600k leftovers.
 	fired := map[*triage.Verdict][]string{}
+	calls := make(map[int64]int, len(rows))
 	for _, t := range rows {
+		calls[t.ID] = t.NToolCalls
 		if pos != nil {
 			if _, ok := pos[t.ID]; !ok {
 				continue
@@ -208,7 +210,7 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 		sort.SliceStable(items, func(i, j int) bool { return pos[items[i].TraceID] < pos[items[j].TraceID] })
 		return items, nil
 	}
-	if err := s.markContents(ctx, q.RunID, items); err != nil {
+	if err := s.markContents(ctx, items, calls); err != nil {
 		return nil, err
 	}
 	// Empty sessions (455 of the real logs' 1,160 leftovers) go last: a
@@ -235,29 +237,20 @@ func liveOthers(byActor map[string][]triage.LabelEvent) []ui.OtherLabel {
 }
 
 // markContents sets what each item's trace holds (Holds) and Empty on
-// those that recorded nothing to read (ui.EmptyTrace). Only traces with
-// no tool call are decoded, and only the queue's: a trace with a call is
-// never empty, and its calls are counted in its summary.
-func (s *uiStore) markContents(ctx context.Context, runID string, items []ui.QueueItem) error {
-	sums, err := s.db.Summaries(ctx, runID)
-	if err != nil {
-		return err
-	}
-	calls := make(map[int64]int, len(sums))
-	for i := range sums {
-		calls[sums[i].ID] = sums[i].NToolCalls
-	}
+// those that recorded nothing to read (ui.EmptyTrace). Calls are counted
+// in the queue's rows (calls, by trace id); only traces with none are
+// decoded, since a trace with a call is never empty.
+func (s *uiStore) markContents(ctx context.Context, items []ui.QueueItem, calls map[int64]int) error {
 	at := map[int64]int{}
 	var refs []store.TraceRef
 	for i := range items {
-		n, ok := calls[items[i].TraceID]
-		if ok && n > 0 {
+		n := calls[items[i].TraceID]
+		if n > 0 {
 			items[i].Holds = ui.CallsHeld(n)
+			continue
 		}
-		if ok && n == 0 {
-			at[items[i].TraceID] = i
-			refs = append(refs, store.TraceRef{ID: items[i].TraceID, RunID: items[i].RunID})
-		}
+		at[items[i].TraceID] = i
+		refs = append(refs, store.TraceRef{ID: items[i].TraceID, RunID: items[i].RunID})
 	}
 	if len(refs) == 0 {
 		return nil
