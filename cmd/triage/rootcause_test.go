@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/triage-dev/triage/internal/card"
+	"github.com/triage-dev/triage/internal/signature"
 )
 
 // TestTracesShowRootCause: `traces` has a ROOT CAUSE column and
@@ -135,4 +136,20 @@ func TestJSONCarriesWholeRootCauses(t *testing.T) {
 	for _, rc := range rep.RootCauses {
 		require.NotContains(t, rc.Cause, "…", "report --json cuts a cause")
 	}
+}
+
+// TestCauseTemplateIsWhole: a root cause whose template would be cut at
+// 160 bytes is templated clause by clause and kept whole; a short one is
+// the plain template.
+func TestCauseTemplateIsWhole(t *testing.T) {
+	t.Parallel()
+	short := "SCORER_RED: nothing was run after the last edit at step 31"
+	require.Equal(t, signature.Template(short), causeTemplate(short))
+	long := "SCORER_RED: no fix was submitted: the final diff holds no source file, only " +
+		"sklearn/preprocessing/_discretization.py.bak, sklearn/preprocessing/_discretization.py.bak2, " +
+		"sklearn/preprocessing/tests/test_discretization.py.orig (step 17)"
+	require.True(t, strings.HasSuffix(signature.Template(long), "…"), "the plain template is cut")
+	got := causeTemplate(long)
+	require.NotContains(t, got, "…")
+	require.Contains(t, got, "test_discretization.py.orig (step <n>)")
 }
