@@ -169,4 +169,112 @@ func TestReviewersSeeEachOthersLabelsOnPostgreSQL(t *testing.T) {
 	last := after[len(after)-1]
 	require.Equal(t, "ann", last.Actor)
 	require.Equal(t, triage.ScorerRed, last.Primary)
+
+	// Bob's next read of the queue carries ann's label, so his
+	// label:SCORER_RED finds the trace (issue 29: it showed 0).
+	items, err = bob.Queue(ctx, ui.QueueQuery{Reviewer: "bob", RunID: "r", All: true})
+	require.NoError(t, err)
+	require.Equal(t, []ui.OtherLabel{{Reviewer: "ann", Primary: triage.ScorerRed}}, items[0].Others)
+	require.Empty(t, items[0].Primary, "ann's label is not bob's")
+
+	// Bob labels the trace otherwise: both labels are kept, and traces
+	// shows the disagreement, not the last word.
+	_, err = bob.AppendLabel(ctx, triage.LabelEvent{TraceID: id, Actor: "bob", Kind: triage.KindHuman, Primary: triage.Timeout})
+	require.NoError(t, err)
+	items, err = ann.Queue(ctx, ui.QueueQuery{Reviewer: "ann", RunID: "r", All: true})
+	require.NoError(t, err)
+	require.Equal(t, triage.ScorerRed, items[0].Primary)
+	require.True(t, items[0].Disagrees(), "ann's screen shows bob's other class")
+	code, out, errOut := c.run("", "traces", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, `"disagreement":"ann SCORER_RED · bob TIMEOUT"`)
+	code, out, errOut = c.run("", "traces")
+	require.Equal(t, exitOK, code, errOut)
+	require.Contains(t, out, "≠ ann SCORER_RED · bob TIMEOUT")
+}
+
+// TestQueuePutsEmptyTracesLast: a trace that recorded nothing (no
+// message, tool call, answer or diff) is marked empty and comes after
+// every trace with something to read, whatever its key (issue 29: 455
+// empty aider sessions came first).
+func TestQueuePutsEmptyTracesLast(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]*cli{"SQLite": newCLI(t), "PostgreSQL": pgCLI(t)} {
+		t.Run(name, func(t *testing.T) { queuePutsEmptyTracesLast(t, c) })
+	}
+}
+
+func queuePutsEmptyTracesLast(t *testing.T, c *cli) {
+	rows := `{"task_id":"a-empty"}
+{"task_id":"b-msg","messages":[{"role":"user","content":"fix it"}]}
+{"task_id":"c-empty"}
+{"task_id":"d-call","tool_calls":[{"name":"bash","args":{"command":"ls"}}]}
+`
+	code, _, errOut := c.run(rows, "import", "--rules", "--format", "jsonl", "--run", "r", "-")
+	require.Equal(t, exitOK, code, errOut)
+	db, err := openDB(t.Context(), c.db, decodeRow)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	s := &uiStore{db: db, tax: &triage.Taxonomy{}}
+	items, err := s.Queue(t.Context(), ui.QueueQuery{Reviewer: "ann", RunID: "r", All: true})
+	require.NoError(t, err)
+	var got []string
+	for _, it := range items {
+		got = append(got, fmt.Sprintf("%s:%v:%s", it.TaskID, it.Empty, it.Holds))
+	}
+	require.Equal(t, []string{"b-msg:false:1 message, no call", "d-call:false:1 call", "a-empty:true:nothing recorded", "c-empty:true:nothing recorded"}, got)
+}
+
+// TestStoreCopyKeepsImportOrder: traces imported out of key order (c, b,
+// a) keep their order through SQLite → PostgreSQL → SQLite, so traces
+// --json lists them alike and the report adds their costs in the same
+// order (0.3+0.2+0.1 is 0.6, 0.1+0.2+0.3 is 0.6000000000000001): a copy
+// made in key order changed both (issue 29).
+func TestStoreCopyKeepsImportOrder(t *testing.T) {
+	t.Parallel()
+	sq := newCLI(t)
+	rows := `{"task_id":"c","run_id":"r","exit_code":1,"cost_usd":0.3}
+{"task_id":"b","run_id":"r","exit_code":1,"cost_usd":0.2}
+{"task_id":"a","run_id":"r","exit_code":1,"cost_usd":0.1}
+`
+	code, _, errOut := sq.run(rows, "import", "--rules", "--format", "jsonl", "-")
+	require.Equal(t, exitOK, code, errOut)
+	pg, back := pgCLI(t), newCLI(t)
+	code, _, errOut = sq.run("", "store", "copy", "--from", sq.db, "--to", pg.db)
+	require.Equal(t, exitOK, code, errOut)
+	code, _, errOut = sq.run("", "store", "copy", "--from", pg.db, "--to", back.db)
+	require.Equal(t, exitOK, code, errOut)
+	for _, args := range [][]string{{"traces", "--json"}, {"report", "--json"}} {
+		_, want, _ := sq.run("", args...)
+		require.NotEmpty(t, want)
+		for name, c := range map[string]*cli{"PostgreSQL copy": pg, "SQLite copy of it": back} {
+			_, got, _ := c.run("", args...)
+			require.Equal(t, want, got, "%s: %s is not byte-identical to the source's", name, strings.Join(args, " "))
+		}
+	}
+	_, list, _ := back.run("", "traces", "--json")
+	require.Less(t, strings.Index(list, `"task_id":"c"`), strings.Index(list, `"task_id":"a"`), "import order, not key order")
+}
+
+// TestReadOnlyQueueShowsNoOnesLabelAsYours: a queue read with no reviewer
+// (report --tui's drill-down) carries ann's label as another reviewer's,
+// never as the screen's own "yours" (issue 29).
+func TestReadOnlyQueueShowsNoOnesLabelAsYours(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	code, _, errOut := c.run(`{"task_id":"T1","exit_code":1}`+"\n", "import", "--rules", "--format", "jsonl", "--run", "r", "-")
+	require.Equal(t, exitOK, code, errOut)
+	db, err := openDB(t.Context(), c.db, decodeRow)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	s := &uiStore{db: db, tax: &triage.Taxonomy{}}
+	items, err := s.Queue(t.Context(), ui.QueueQuery{RunID: "r", All: true})
+	require.NoError(t, err)
+	_, err = s.AppendLabel(t.Context(), triage.LabelEvent{TraceID: items[0].TraceID, Actor: "ann", Kind: triage.KindHuman, Primary: triage.ScorerRed})
+	require.NoError(t, err)
+	items, err = s.Queue(t.Context(), ui.QueueQuery{RunID: "r", All: true})
+	require.NoError(t, err)
+	require.Empty(t, items[0].Primary)
+	require.Equal(t, ui.StatusTodo, items[0].Status)
+	require.Equal(t, []ui.OtherLabel{{Reviewer: "ann", Primary: triage.ScorerRed}}, items[0].Others)
 }

@@ -136,14 +136,29 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 		}
 	}
 	// The reviewer's own events say which items they skipped: label
-	// states fold skips away.
-	mine, err := s.db.HumanEvents(ctx, q.Reviewer, q.Slice)
+	// states fold skips away. Outside blind review everyone's events are
+	// read, so each item also carries the other reviewers' live labels
+	// (a store shared on PostgreSQL shows them on the next read).
+	who := q.Reviewer
+	if !q.Blind {
+		who = ""
+	}
+	evs, err := s.db.HumanEvents(ctx, who, q.Slice)
 	if err != nil {
 		return nil, err
 	}
 	own := map[int64][]triage.LabelEvent{}
-	for _, x := range mine {
-		own[x.Event.TraceID] = append(own[x.Event.TraceID], x.Event)
+	others := map[int64]map[string][]triage.LabelEvent{}
+	for _, x := range evs {
+		e := x.Event
+		if e.Actor == q.Reviewer {
+			own[e.TraceID] = append(own[e.TraceID], e)
+			continue
+		}
+		if others[e.TraceID] == nil {
+			others[e.TraceID] = map[string][]triage.LabelEvent{}
+		}
+		others[e.TraceID][e.Actor] = append(others[e.TraceID][e.Actor], e)
 	}
 	limit := q.Limit
 	if pos != nil {
@@ -158,7 +173,9 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 	// list of rules that fired: one slice per distinct verdict, not per
 	// item, on a queue of 600k leftovers.
 	fired := map[*triage.Verdict][]string{}
+	calls := make(map[int64]int, len(rows))
 	for _, t := range rows {
+		calls[t.ID] = t.NToolCalls
 		if pos != nil {
 			if _, ok := pos[t.ID]; !ok {
 				continue
@@ -186,12 +203,65 @@ func (s *uiStore) Queue(ctx context.Context, q ui.QueueQuery) ([]ui.QueueItem, e
 		if ui.LiveStatus(own[t.ID]) == ui.StatusSkipped {
 			it.Status = ui.StatusSkipped
 		}
+		it.Others = liveOthers(others[t.ID])
 		items = append(items, it)
 	}
 	if pos != nil {
 		sort.SliceStable(items, func(i, j int) bool { return pos[items[i].TraceID] < pos[items[j].TraceID] })
+		return items, nil
 	}
+	if err := s.markContents(ctx, items, calls); err != nil {
+		return nil, err
+	}
+	// Empty sessions (455 of the real logs' 1,160 leftovers) go last: a
+	// reviewer meets every trace with something to read first, and
+	// reaches the empty ones only by asking (the filter empty:yes).
+	sort.SliceStable(items, func(i, j int) bool { return !items[i].Empty && items[j].Empty })
 	return items, nil
+}
+
+// liveOthers is each other reviewer's live label on one trace, in name
+// order: what they said last and have not taken back.
+func liveOthers(byActor map[string][]triage.LabelEvent) []ui.OtherLabel {
+	if len(byActor) == 0 {
+		return nil
+	}
+	var out []ui.OtherLabel
+	for actor, evs := range byActor {
+		if h, _ := triage.LiveEvents(evs); h != nil && h.Primary != "" {
+			out = append(out, ui.OtherLabel{Reviewer: actor, Primary: h.Primary})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reviewer < out[j].Reviewer })
+	return out
+}
+
+// markContents sets what each item's trace holds (Holds) and Empty on
+// those that recorded nothing to read (ui.EmptyTrace). Calls are counted
+// in the queue's rows (calls, by trace id); only traces with none are
+// decoded, since a trace with a call is never empty.
+func (s *uiStore) markContents(ctx context.Context, items []ui.QueueItem, calls map[int64]int) error {
+	at := map[int64]int{}
+	var refs []store.TraceRef
+	for i := range items {
+		n := calls[items[i].TraceID]
+		if n > 0 {
+			items[i].Holds = ui.CallsHeld(n)
+			continue
+		}
+		at[items[i].TraceID] = i
+		refs = append(refs, store.TraceRef{ID: items[i].TraceID, RunID: items[i].RunID})
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	return s.db.EachTrace(ctx, refs, func(tr *triage.Trace, _ *triage.Verdict) error {
+		if i, ok := at[tr.ID]; ok {
+			items[i].Holds = ui.TraceHolds(tr)
+			items[i].Empty = ui.EmptyTrace(tr)
+		}
+		return nil
+	})
 }
 
 // Trace implements ui.Store.

@@ -274,6 +274,7 @@ Start with:  triage demo`,
 		newAdjudicateCmd(a),
 	)
 	refuseUnknownSubcommands(root)
+	addStoreCompletions(a, root)
 	return root
 }
 

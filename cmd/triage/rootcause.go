@@ -88,6 +88,34 @@ func clipCell(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// causeTemplate is a root cause line with its volatile details
+// normalised (signature.Template), whole: a template cut at its 160 bytes
+// ("…") is made again piece by piece, the line split at its clauses ("; ",
+// then ": ", then ", ", then spaces, as far as a piece needs) and each
+// piece templated on its own, so the report's JSON carries the whole cause
+// (issue 29: 2 of the real logs' 10 causes ended in "…").
+func causeTemplate(line string) string {
+	return templateWhole(line, []string{"; ", ": ", ", ", " "})
+}
+
+func templateWhole(s string, seps []string) string {
+	t := signature.Template(s)
+	if !strings.HasSuffix(t, "…") {
+		return t
+	}
+	for i, sep := range seps {
+		if !strings.Contains(s, sep) {
+			continue
+		}
+		parts := strings.Split(s, sep)
+		for j, p := range parts {
+			parts[j] = templateWhole(p, seps[i+1:])
+		}
+		return strings.Join(parts, sep)
+	}
+	return t // One word past 160 bytes: cut, as a word of it is all it says.
+}
+
 // maxTemplateCache bounds the root cause lines reportRootCauses keeps
 // the template of.
 const maxTemplateCache = 1 << 16
@@ -139,7 +167,7 @@ func (a *app) reportRootCauses(ctx context.Context, failing *failingRefs, redact
 			}
 			cause, ok := templates[line]
 			if !ok {
-				cause = rd.String(signature.Template(line))
+				cause = rd.String(causeTemplate(line))
 				if len(templates) < maxTemplateCache {
 					templates[line] = cause
 				}

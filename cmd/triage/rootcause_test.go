@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/triage-dev/triage/internal/card"
+	"github.com/triage-dev/triage/internal/signature"
 )
 
 // TestTracesShowRootCause: `traces` has a ROOT CAUSE column and
@@ -99,4 +100,56 @@ func TestReportListsRootCauses(t *testing.T) {
 		require.Contains(t, out, want, format)
 		require.Contains(t, out, "submitted after the project", format)
 	}
+}
+
+// TestJSONCarriesWholeRootCauses: a root cause longer than any column (a
+// leftover with no recorded outcome, as 1,164 real logs are) is whole in
+// traces --json and report --json; only the traces table cuts it.
+func TestJSONCarriesWholeRootCauses(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	long := strings.Repeat("word ", 60)
+	rows := `{"run_id":"r","task_id":"U","seed":0}` + "\n" +
+		`{"run_id":"r","task_id":"F","seed":0,"exit_code":1,"tool_calls":[{"name":"bash","args":{"command":"pytest"},"output":"FAILED test_x.py::test_a - AssertionError: ` + long + `\n1 failed"}]}` + "\n"
+	code, _, errOut := c.run("", "import", "--rules", c.file("r.jsonl", rows))
+	require.Equal(t, exitOK, code, errOut)
+	code, out, _ := c.run("", "traces", "--json")
+	require.Equal(t, exitOK, code)
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r traceRow
+		require.NoError(t, json.Unmarshal([]byte(line), &r))
+		require.NotContains(t, r.RootCause, "…", "%s: the JSON value is cut", r.TaskID)
+		if len(r.RootCause) > 160 {
+			n++
+		}
+	}
+	require.Positive(t, n, "a root cause past the old 160-byte cut: %s", out)
+	code, out, _ = c.run("", "report", "--json")
+	require.Equal(t, exitOK, code)
+	var rep struct {
+		RootCauses []struct {
+			Cause string `json:"cause"`
+		} `json:"root_causes"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	for _, rc := range rep.RootCauses {
+		require.NotContains(t, rc.Cause, "…", "report --json cuts a cause")
+	}
+}
+
+// TestCauseTemplateIsWhole: a root cause whose template would be cut at
+// 160 bytes is templated clause by clause and kept whole; a short one is
+// the plain template.
+func TestCauseTemplateIsWhole(t *testing.T) {
+	t.Parallel()
+	short := "SCORER_RED: nothing was run after the last edit at step 31"
+	require.Equal(t, signature.Template(short), causeTemplate(short))
+	long := "SCORER_RED: no fix was submitted: the final diff holds no source file, only " +
+		"sklearn/preprocessing/_discretization.py.bak, sklearn/preprocessing/_discretization.py.bak2, " +
+		"sklearn/preprocessing/tests/test_discretization.py.orig (step 17)"
+	require.True(t, strings.HasSuffix(signature.Template(long), "…"), "the plain template is cut")
+	got := causeTemplate(long)
+	require.NotContains(t, got, "…")
+	require.Contains(t, got, "test_discretization.py.orig (step <n>)")
 }

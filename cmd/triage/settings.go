@@ -165,12 +165,24 @@ func (o *uiFlags) apply(file fileConfig, cfg *ui.Config) error {
 	return nil
 }
 
+// commit is the commit triage was built from when the build says so
+// itself: go build -ldflags "-X main.commit=$(git rev-parse HEAD)". It
+// stands in for the toolchain's VCS stamp, which is off outside a git
+// checkout, with -buildvcs=false, and for go run and go test.
+var commit string
+
 // version is what triage --version prints: the module's version and the
-// commit it was built from, as the Go toolchain recorded them.
+// commit it was built from, as the Go toolchain recorded them (or as
+// -ldflags set commit), or a word on how to get one.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
+	return versionOf(bi, ok, commit)
+}
+
+// versionOf is version for given build information and commit.
+func versionOf(bi *debug.BuildInfo, ok bool, stamped string) string {
 	if !ok {
-		return "unknown"
+		bi = &debug.BuildInfo{}
 	}
 	v := bi.Main.Version
 	if v == "" {
@@ -187,8 +199,14 @@ func version() string {
 			at = s.Value
 		}
 	}
+	if rev == "" {
+		rev = stamped
+	}
 	var extra []string
-	if rev != "" && !strings.Contains(v, rev[:min(12, len(rev))]) {
+	switch {
+	case rev == "":
+		extra = append(extra, "commit unknown: built without VCS stamping; build in a git checkout, or with -ldflags \"-X main.commit=$(git rev-parse HEAD)\"")
+	case !strings.Contains(v, rev[:min(12, len(rev))]):
 		r := rev[:min(12, len(rev))]
 		if modified == "true" {
 			r += "+dirty"
@@ -198,6 +216,8 @@ func version() string {
 	if at != "" {
 		extra = append(extra, at)
 	}
-	extra = append(extra, bi.GoVersion)
+	if bi.GoVersion != "" {
+		extra = append(extra, bi.GoVersion)
+	}
 	return v + " (" + strings.Join(extra, ", ") + ")"
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -18,6 +19,19 @@ func TestVersion(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	require.True(t, strings.HasPrefix(out, "triage "), out)
 	require.Contains(t, out, "go1.", "the toolchain is named")
+	require.Contains(t, out, "commit ", "a commit, or how to stamp one")
+}
+
+// TestVersionNamesTheCommitWithoutVCSStamping: a build with no VCS stamp
+// (-buildvcs=false, go run, a tarball) takes the commit -ldflags set, and
+// says how to get one when there is none (issue 29: it printed none).
+func TestVersionNamesTheCommitWithoutVCSStamping(t *testing.T) {
+	t.Parallel()
+	bi := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}}
+	require.Equal(t, "(devel) (commit 8104906a1b2c, go1.26.0)", versionOf(bi, true, "8104906a1b2c3d4e"))
+	require.Contains(t, versionOf(bi, true, ""), "commit unknown: built without VCS stamping")
+	stamped := &debug.BuildInfo{GoVersion: "go1.26.0", Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abcdef1234567890"}, {Key: "vcs.modified", Value: "true"}}}
+	require.Equal(t, "(devel) (commit abcdef123456+dirty, go1.26.0)", versionOf(stamped, true, "ignored"))
 }
 
 // TestSeedsSortAsNumbers: the review queue lists seeds 1, 2, 10 in that

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -136,8 +137,40 @@ func (a *app) runSliceCreate(ctx context.Context, o sliceOpts) error {
 	return nil
 }
 
+// sliceRow is one line of slice list --json.
+type sliceRow struct {
+	Name     string `json:"name"`
+	Size     int    `json:"size"`
+	RunID    string `json:"run_id"`
+	Seed     uint64 `json:"seed"`
+	Stratify string `json:"stratify"`
+	From     string `json:"from"`
+	// Reviewers is how many items each reviewer has a live blind label on.
+	Reviewers map[string]int `json:"reviewers"`
+	Frozen    bool           `json:"frozen"`
+	CreatedAt string         `json:"created_at"`
+}
+
+// sliceItemRow is one item of slice show --json: the trace, each
+// reviewer's blind label and the adjudication ("" where none).
+type sliceItemRow struct {
+	Trace       string            `json:"trace"`
+	RunID       string            `json:"run_id"`
+	TaskID      string            `json:"task_id"`
+	Seed        int               `json:"seed"`
+	Labels      map[string]string `json:"labels"`
+	Adjudicated string            `json:"adjudicated"`
+}
+
+// sliceShowJSON is slice show --json.
+type sliceShowJSON struct {
+	sliceRow
+	Items []sliceItemRow `json:"items"`
+}
+
 func newSliceListCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List slices",
 		Args:  cobra.NoArgs,
@@ -150,6 +183,19 @@ func newSliceListCmd(a *app) *cobra.Command {
 			sls, err := db.Slices(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(triage.InertJSON(a.stdout))
+				for _, s := range sls {
+					p, err := sliceProgressOf(cmd.Context(), db, s.Name)
+					if err != nil {
+						return err
+					}
+					if err := enc.Encode(sliceRowOf(s, p)); err != nil {
+						return err
+					}
+				}
+				return nil
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			sayln(tw, "SLICE\tSIZE\tRUN\tSEED\tSTRATIFY\tFROM\tLABELLED BLIND\tSTATE")
@@ -167,17 +213,76 @@ func newSliceListCmd(a *app) *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines, one a slice")
+	return cmd
+}
+
+// sliceRowOf is a slice as slice list --json writes it.
+func sliceRowOf(s store.Slice, p sliceProgress) sliceRow {
+	r := sliceRow{Name: s.Name, Size: s.Size, RunID: s.RunID, Seed: s.Seed, Stratify: s.Stratify, From: s.Source,
+		Reviewers: map[string]int{}, Frozen: s.Labelled > 0, CreatedAt: s.CreatedAt}
+	for name, n := range p.reviewers {
+		r.Reviewers[name] = n
+	}
+	return r
 }
 
 func newSliceShowCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "A slice's items, who labelled what, and completion per reviewer",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON {
+				return a.runSliceShowJSON(cmd.Context(), args[0])
+			}
 			return a.runSliceShow(cmd.Context(), args[0])
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the slice and its items as one JSON object")
+	return cmd
+}
+
+// runSliceShowJSON is slice show --json: the slice's facts and each item
+// with every reviewer's blind label and the adjudication, whole.
+func (a *app) runSliceShowJSON(ctx context.Context, name string) error {
+	db, err := a.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := requireSlice(ctx, db, name); err != nil {
+		return err
+	}
+	sl, err := db.Slice(ctx, name)
+	if err != nil {
+		return err
+	}
+	p, err := sliceProgressOf(ctx, db, sl.Name)
+	if err != nil {
+		return err
+	}
+	out := sliceShowJSON{sliceRow: sliceRowOf(sl, p), Items: make([]sliceItemRow, 0, len(sl.Items))}
+	for _, id := range sl.Items {
+		s, err := db.Summary(ctx, id)
+		if err != nil {
+			return err
+		}
+		it := sliceItemRow{Trace: s.Key(), RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Labels: map[string]string{}}
+		if st := p.states[id]; st != nil {
+			for r, e := range st.Humans {
+				if e.Primary != "" {
+					it.Labels[r] = e.Primary
+				}
+			}
+			if st.Adjudication != nil {
+				it.Adjudicated = st.Adjudication.Primary
+			}
+		}
+		out.Items = append(out.Items, it)
+	}
+	return json.NewEncoder(triage.InertJSON(a.stdout)).Encode(out)
 }
 
 func (a *app) runSliceShow(ctx context.Context, name string) error {

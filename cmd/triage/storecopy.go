@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -81,6 +83,11 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	if err != nil {
 		return n, err
 	}
+	// Summaries come in key order; the traces are added in the source's
+	// id order, so the target numbers them alike and every listing that
+	// reads in id order (traces --json, report, the queue's ties) is the
+	// same after a copy.
+	slices.SortFunc(sums, func(x, y store.TraceSummary) int { return cmp.Compare(x.ID, y.ID) })
 	im, err := dst.BeginImport(ctx, func(ad store.Added) error {
 		if ad.Result == store.Conflict {
 			return fmt.Errorf("%s is stored in the target with other content", ad.Trace.Key())
@@ -140,11 +147,11 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	for _, s := range dsums {
 		idOf[s.Key()] = s.ID
 	}
-	slices, err := src.Slices(ctx)
+	sls, err := src.Slices(ctx)
 	if err != nil {
 		return n, err
 	}
-	for _, sl := range slices {
+	for _, sl := range sls {
 		full, err := src.Slice(ctx, sl.Name)
 		if err != nil {
 			return n, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -40,6 +41,10 @@ type traceRow struct {
 	// read as (jsonl, swe-agent, mini-swe-agent, …).
 	SourceFile string `json:"source_file"`
 	Format     string `json:"format"`
+	// Disagreement, when reviewers disagree and nobody adjudicated, is
+	// every reviewer's live label ("ann SCORER_RED · bob TIMEOUT"):
+	// primary is then only the latest word, which no card counts.
+	Disagreement string `json:"disagreement,omitempty"`
 }
 
 func newTracesCmd(a *app) *cobra.Command {
@@ -80,6 +85,9 @@ func (a *app) eachTraceRow(ctx context.Context, run string, fn func(traceRow) er
 		if st != nil {
 			f := triage.Resolve(st)
 			r.Primary, r.LabelSource = f.Primary, string(f.Source)
+			if f.Unresolved && f.Source == triage.SourceHuman {
+				r.Disagreement = disagreement(st)
+			}
 			if f.Secondary != nil {
 				r.Secondary = f.Secondary
 			}
@@ -96,6 +104,21 @@ func (a *app) eachTraceRow(ctx context.Context, run string, fn func(traceRow) er
 		return err
 	}
 	return rc.flush()
+}
+
+// disagreement is every reviewer's live label of a trace, in reviewer
+// order: "ann SCORER_RED · bob TIMEOUT".
+func disagreement(st *triage.LabelState) string {
+	actors := make([]string, 0, len(st.Humans))
+	for a := range st.Humans {
+		actors = append(actors, a)
+	}
+	sort.Strings(actors)
+	parts := make([]string, len(actors))
+	for i, a := range actors {
+		parts[i] = a + " " + st.Humans[a].Primary
+	}
+	return strings.Join(parts, " · ")
 }
 
 func (a *app) runTraces(ctx context.Context, run string, asJSON bool) error {
@@ -123,8 +146,13 @@ func (a *app) writeTraces(ctx context.Context, w *bufio.Writer, run string, asJS
 		if r.ExitCode != nil {
 			exit = fmt.Sprint(*r.ExitCode)
 		}
+		label := r.Primary
+		if r.Disagreement != "" {
+			// Both words, not the latest one: a disagreement is shown.
+			label = "≠ " + r.Disagreement
+		}
 		sayf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", triage.Sanitize(triage.TraceKey(r.RunID, r.TaskID, r.Seed)), triage.Sanitize(r.Model), exit,
-			dash(r.Outcome), r.NToolCalls, dash(r.Primary), dash(r.LabelSource), dash(r.Decision), dash(clipCell(r.RootCause, rootCauseCell)))
+			dash(r.Outcome), r.NToolCalls, dash(label), dash(r.LabelSource), dash(r.Decision), dash(clipCell(r.RootCause, rootCauseCell)))
 		n++
 		if n%1000 == 0 {
 			return tw.Flush()

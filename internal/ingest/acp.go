@@ -127,11 +127,11 @@ func decodeACP(ctx context.Context, src Source, emit func(Record) error) error {
 		switch l.Type {
 		case "user_message":
 			if strings.TrimSpace(l.Text) != "" {
-				t.Messages = append(t.Messages, triage.Message{Role: "user", Content: l.Text})
+				addMessage(t, "user", l.Text)
 			}
 		case "agent_message":
 			if strings.TrimSpace(l.Text) != "" {
-				t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: l.Text})
+				addMessage(t, "assistant", l.Text)
 				t.Answer = ptr(l.Text)
 			}
 		case "tool_call":

@@ -287,7 +287,7 @@ func (s *aiderSession) flushUser() {
 	t := s.t
 	name, cmd := aiderUserCommand(text)
 	if name == "" {
-		t.Messages = append(t.Messages, triage.Message{Role: "user", Content: text})
+		addMessage(t, "user", text)
 		return
 	}
 	s.out = len(t.ToolCalls)
@@ -477,7 +477,7 @@ func (s *aiderSession) flushReply(d *aiderDecoder) {
 	s.flushOutput()
 	t := s.t
 	if text := strings.TrimSpace(strings.Join(lines, "\n")); text != "" {
-		t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: text})
+		addMessage(t, "assistant", text)
 	}
 	for i := 0; i < len(lines); i++ {
 		if strings.TrimSpace(lines[i]) != "<<<<<<< SEARCH" {

@@ -203,7 +203,7 @@ func (b *claudeBuilder) add(l *claudeLine) {
 	if !ok {
 		// A plain string message.
 		if strings.TrimSpace(text) != "" && !l.IsMeta {
-			t.Messages = append(t.Messages, triage.Message{Role: l.Type, Content: text})
+			addMessage(t, l.Type, text)
 		}
 		return
 	}
@@ -212,7 +212,7 @@ func (b *claudeBuilder) add(l *claudeLine) {
 		switch blk.Type {
 		case "text":
 			if strings.TrimSpace(blk.Text) != "" && !l.IsMeta {
-				t.Messages = append(t.Messages, triage.Message{Role: l.Type, Content: blk.Text})
+				addMessage(t, l.Type, blk.Text)
 			}
 		case "tool_use":
 			b.byID[blk.ID] = len(t.ToolCalls)

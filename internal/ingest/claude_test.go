@@ -27,9 +27,9 @@ func TestClaudeCodeSession(t *testing.T) {
 	// msg_1 is split over two lines: counted once, with its final usage.
 	require.Equal(t, triage.Tokens{Input: (2 + 3173 + 15289) + (5 + 200 + 18462) + (3 + 0 + 18700), Output: 120 + 80 + 12}, *tr.Tokens)
 	require.Equal(t, []triage.Message{
-		{Role: "user", Content: "Write a shell script hello.sh that prints hello, then run it."},
-		{Role: "assistant", Content: "Now I'll run it."},
-		{Role: "assistant", Content: "Done: hello.sh prints hello."},
+		{Role: "user", Content: "Write a shell script hello.sh that prints hello, then run it.", At: at(0)},
+		{Role: "assistant", Content: "Now I'll run it.", At: at(1)},
+		{Role: "assistant", Content: "Done: hello.sh prints hello.", At: at(2)},
 	}, tr.Messages, "thinking blocks and isMeta hook lines are left out")
 	require.InDelta(t, 10.139, *tr.WallS, 1e-9)
 	require.Nil(t, tr.ExitCode)

@@ -275,7 +275,7 @@ func (b *codexBuilder) item(l *codexLine, p *codexPayload) {
 			return // injected by the CLI, not the user's words
 		}
 		if strings.TrimSpace(text) != "" {
-			t.Messages = append(t.Messages, triage.Message{Role: p.Role, Content: text})
+			addMessage(t, p.Role, text)
 		}
 	case "function_call", "custom_tool_call", "local_shell_call", "web_search_call":
 		name, args := p.Name, argsJSON(p.Arguments)

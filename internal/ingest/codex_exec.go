@@ -109,7 +109,7 @@ func decodeCodexExec(ctx context.Context, src Source, emit func(Record) error) e
 			t.StopReason = strings.TrimSpace("turn.failed: " + e.Message)
 		case "error":
 			if msg := rawText(l.Message); strings.TrimSpace(msg) != "" {
-				t.Messages = append(t.Messages, triage.Message{Role: "system", Content: msg})
+				addMessage(t, "system", msg)
 			}
 		}
 		return nil
@@ -137,7 +137,7 @@ func codexExecAdd(t *triage.Trace, byItem map[string]int, it *codexExecItem) {
 			if it.ID != "" {
 				byItem[it.ID] = -1
 			}
-			t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: it.Text})
+			addMessage(t, "assistant", it.Text)
 			t.Answer = ptr(it.Text)
 		}
 		return

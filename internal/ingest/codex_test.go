@@ -33,8 +33,8 @@ func TestCodexRollout(t *testing.T) {
 	require.Nil(t, tr.CostUSD)
 	require.Equal(t, "Fixed `add` in src/math.py; the test passes.", *tr.Answer)
 	require.Equal(t, []triage.Message{
-		{Role: "user", Content: "Make the failing test in tests/test_math.py pass."},
-		{Role: "assistant", Content: "Fixed `add` in src/math.py; the test passes."},
+		{Role: "user", Content: "Make the failing test in tests/test_math.py pass.", At: at(0)},
+		{Role: "assistant", Content: "Fixed `add` in src/math.py; the test passes.", At: at(3)},
 	}, tr.Messages, "the injected environment context is left out")
 	require.InDelta(t, 10.2, *tr.WallS, 1e-9)
 }
@@ -74,8 +74,8 @@ func TestCodexLegacyRollout(t *testing.T) {
 	require.Contains(t, *tr.Diff, "+    return a - b")
 	require.Contains(t, *tr.Diff, "calc/ops.py")
 	require.Equal(t, []triage.Message{
-		{Role: "user", Content: "tests/test_ops.py fails on subtract; fix it"},
-		{Role: "assistant", Content: "subtract now returns a - b; both tests pass."},
+		{Role: "user", Content: "tests/test_ops.py fails on subtract; fix it", At: at(0)},
+		{Role: "assistant", Content: "subtract now returns a - b; both tests pass.", At: at(3)},
 	}, tr.Messages, "the environment context is left out")
 	require.Nil(t, tr.WallS, "only the header is stamped: the wall-clock is unknown, not 0")
 	require.Nil(t, tr.Tokens, "an older rollout records no token counts")

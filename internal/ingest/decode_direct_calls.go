@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"github.com/triage-dev/triage/internal/triage"
+	"math"
 )
 
 // The members of a tool call the decoder reads, as bits of a seen mask.
@@ -217,7 +218,7 @@ func (d *rowDecoder) directMessage(b []byte, i int, m *triage.Message) (int, boo
 		return i, false
 	}
 	i, empty := openContainer(b, i, '}')
-	var role, content bool
+	var role, content, at bool
 	for more := !empty; more; {
 		ks, ke, ok := directKey(b, i)
 		if !ok {
@@ -239,6 +240,24 @@ func (d *rowDecoder) directMessage(b []byte, i int, m *triage.Message) (int, boo
 			}
 			content = true
 			m.Content, i, ok = d.directText(b, i, 4)
+		case "at":
+			if at {
+				return i, false
+			}
+			at = true
+			if b[i] == 'n' {
+				i, _, ok = skipJSON(b, i, 4)
+				break
+			}
+			var n int64
+			// Out of range or not an integer: the tree decoder words it.
+			if n, i, ok = directInt(b, i); ok && (n < 0 || n > math.MaxInt32) {
+				ok = false
+			}
+			if ok {
+				v := int(n)
+				m.At = &v
+			}
 		default:
 			i, _, ok = skipJSON(b, i, 4)
 		}

@@ -47,19 +47,67 @@ func Finish(t *triage.Trace) (norm []byte, err error) {
 	// A harness's run id may come from a directory name, which need not be
 	// UTF-8: keep the column and the stored row (JSON) the same.
 	t.RunID = strings.ToValidUTF8(t.RunID, "\uFFFD")
-	norm, err = EncodeRow(t)
-	if err != nil {
-		return nil, err
+	var places [][2]int
+	norm, ok := appendRowPlaces(make([]byte, 0, rowSizeHint(t)), t, &places)
+	if !ok {
+		if norm, err = encodeRowReflect(t); err != nil {
+			return nil, err
+		}
+		places = nil
 	}
 	if t.ContentHash == "" {
-		src := t.Raw
-		if src == nil {
-			src = norm
+		var sum [sha256.Size]byte
+		switch {
+		case t.Raw != nil:
+			sum = sha256.Sum256(t.Raw)
+		case !ok:
+			sum, err = hashReflectWithoutPlaces(t)
+			if err != nil {
+				return nil, err
+			}
+		default:
+			sum = hashWithoutPlaces(norm, places)
 		}
-		sum := sha256.Sum256(src)
 		t.ContentHash = hex.EncodeToString(sum[:])
 	}
 	return norm, nil
+}
+
+// hashWithoutPlaces is the SHA-256 of a normalised row as it was written
+// before messages carried their place among the calls (triage.Message.At):
+// the row without its messages' ,"at":N members (places, as appendRow
+// wrote them), so a log imported before then is a duplicate of itself
+// now, not a conflict, and hashing costs no second encoding.
+func hashWithoutPlaces(norm []byte, places [][2]int) [sha256.Size]byte {
+	if len(places) == 0 {
+		return sha256.Sum256(norm)
+	}
+	h := sha256.New()
+	from := 0
+	for _, p := range places {
+		h.Write(norm[from:p[0]])
+		from = p[1]
+	}
+	h.Write(norm[from:])
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
+}
+
+// hashReflectWithoutPlaces is hashWithoutPlaces for a trace only
+// json.Marshal encodes: the row of a copy whose messages have no place.
+func hashReflectWithoutPlaces(t *triage.Trace) ([sha256.Size]byte, error) {
+	c := *t
+	c.Messages = make([]triage.Message, len(t.Messages))
+	for i, m := range t.Messages {
+		m.At = nil
+		c.Messages[i] = m
+	}
+	row, err := encodeRowReflect(&c)
+	if err != nil {
+		return [sha256.Size]byte{}, err
+	}
+	return sha256.Sum256(row), nil
 }
 
 // rowSizeHint guesses the size of t's row from its longest texts, so

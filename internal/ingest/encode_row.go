@@ -15,6 +15,13 @@ import (
 // json.Marshal, which words the error. TestAppendRowFields fails when
 // triage.Trace gains a field this does not write.
 func appendRow(dst []byte, t *triage.Trace) (_ []byte, ok bool) {
+	return appendRowPlaces(dst, t, nil)
+}
+
+// appendRowPlaces is appendRow that also records, when places is set,
+// where in the row each message's ,"at":N member is (start and end
+// offsets), for the content hash that leaves them out.
+func appendRowPlaces(dst []byte, t *triage.Trace, places *[][2]int) (_ []byte, ok bool) {
 	b := append(dst, `{"run_id":`...)
 	b = triage.AppendJSONString(b, t.RunID)
 	b = append(b, `,"task_id":`...)
@@ -46,6 +53,14 @@ func appendRow(dst []byte, t *triage.Trace) (_ []byte, ok bool) {
 			b = triage.AppendJSONString(b, m.Role)
 			b = append(b, `,"content":`...)
 			b = triage.AppendJSONString(b, m.Content)
+			if m.At != nil {
+				from := len(b)
+				b = append(b, `,"at":`...)
+				b = strconv.AppendInt(b, int64(*m.At), 10)
+				if places != nil {
+					*places = append(*places, [2]int{from, len(b)})
+				}
+			}
 			b = append(b, '}')
 		}
 		b = append(b, ']')

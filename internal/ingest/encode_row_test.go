@@ -21,7 +21,7 @@ func TestAppendRowFields(t *testing.T) {
 		reflect.TypeFor[triage.Trace]():        "ID:- RunID:run_id TaskID:task_id Seed:seed Model:model,omitempty Agent:agent,omitempty PromptID:prompt_id,omitempty ExitCode:exit_code,omitempty Outcome:outcome,omitempty ToolCalls:tool_calls,omitempty HasToolLog:- Messages:messages,omitempty Answer:answer,omitempty Diff:diff,omitempty TestOutput:test_output,omitempty WrittenTests:written_tests,omitempty WallS:wall_s,omitempty WallCap:wall_cap,omitempty Timeout:timeout,omitempty Tokens:tokens,omitempty CostUSD:cost_usd,omitempty Flags: StopReason:stop_reason,omitempty Scorer:scorer_report,omitempty ReadCut:read_cut,omitempty Source:- Raw:- ContentHash:-",
 		reflect.TypeFor[triage.Flags]():        "AssumedAPI:assumed_api,omitempty RequiredMissing:required_missing,omitempty Asked:asked,omitempty OutsideAllowlist:outside_allowlist,omitempty",
 		reflect.TypeFor[triage.ToolCall]():     "Name:name Args:args,omitempty Output:output,omitempty Error:error,omitempty WallS:wall_s,omitempty TS:ts,omitempty ExitCode:exit_code,omitempty",
-		reflect.TypeFor[triage.Message]():      "Role:role Content:content",
+		reflect.TypeFor[triage.Message]():      "Role:role Content:content At:at,omitempty",
 		reflect.TypeFor[triage.Tokens]():       "Input:input Output:output",
 		reflect.TypeFor[triage.ScorerReport](): "Source:source,omitempty PatchApplied:patch_applied,omitempty NoPatch:no_patch,omitempty HarnessTests:harness_tests,omitempty FailToPass:fail_to_pass PassToPass:pass_to_pass",
 		reflect.TypeFor[triage.TestResults]():  "Passed:passed,omitempty Failed:failed,omitempty",

@@ -224,7 +224,7 @@ func (s *geminiSession) trace(src Source) *triage.Trace {
 		switch m.Type {
 		case "user":
 			if strings.TrimSpace(text) != "" {
-				t.Messages = append(t.Messages, triage.Message{Role: "user", Content: text})
+				addMessage(t, "user", text)
 			}
 		case "gemini":
 			if m.Model != "" && src.Opts.Model == "" {
@@ -236,7 +236,7 @@ func (s *geminiSession) trace(src Source) *triage.Trace {
 				out += m.Tokens.Output + m.Tokens.Thoughts
 			}
 			if strings.TrimSpace(text) != "" {
-				t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: text})
+				addMessage(t, "assistant", text)
 				t.Answer = ptr(text)
 			}
 			for i := range m.ToolCalls {
@@ -250,7 +250,7 @@ func (s *geminiSession) trace(src Source) *triage.Trace {
 			// The CLI's own notices (an API error, a loop detected…): kept
 			// as messages so a reviewer sees them.
 			if strings.TrimSpace(text) != "" {
-				t.Messages = append(t.Messages, triage.Message{Role: "system", Content: text})
+				addMessage(t, "system", text)
 			}
 		}
 	}

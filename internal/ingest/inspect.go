@@ -186,7 +186,7 @@ func inspectTrace(src Source, hdr *inspectHeader, raw []byte) (*triage.Trace, er
 			continue
 		}
 		if text := res.text(contentText(m.Content)); strings.TrimSpace(text) != "" {
-			t.Messages = append(t.Messages, triage.Message{Role: m.Role, Content: text})
+			addMessage(t, m.Role, text)
 		}
 	}
 	events := s.Events

@@ -157,7 +157,7 @@ func TestInspectMessagesFallback(t *testing.T) {
 	require.JSONEq(t, `{"cmd":"long text"}`, string(tr.ToolCalls[0].Args))
 	require.Equal(t, "long text", tr.ToolCalls[0].Output)
 	require.Equal(t, "timeout: slow", tr.ToolCalls[0].Error)
-	require.Equal(t, []triage.Message{{Role: "user", Content: "go"}, {Role: "assistant", Content: "calling"}}, tr.Messages)
+	require.Equal(t, []triage.Message{{Role: "user", Content: "go", At: at(0)}, {Role: "assistant", Content: "calling", At: at(0)}}, tr.Messages)
 }
 
 func TestInspectBadSampleIsRejectedAlone(t *testing.T) {

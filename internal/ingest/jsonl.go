@@ -359,6 +359,8 @@ func messageMember(k []byte) int {
 		return 1
 	case "content":
 		return 2
+	case "at":
+		return 4
 	}
 	return 0
 }
@@ -513,6 +515,17 @@ func (d *rowDecoder) messages(t *triage.Trace, mv *fastjson.Value) error {
 		}
 		if t.Messages[i].Content, err = d.optText(m.Get("content"), field.key("content")); err != nil {
 			return err
+		}
+		if at := m.Get("at"); at != nil && at.Type() != fastjson.TypeNull {
+			n, err := intValue(field.key("at").String(), at)
+			if err != nil {
+				return err
+			}
+			if n < 0 || n > math.MaxInt32 {
+				return ferr(field.key("at").String(), "%d is out of range", n)
+			}
+			v := int(n)
+			t.Messages[i].At = &v
 		}
 	}
 	return nil

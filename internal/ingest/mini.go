@@ -240,7 +240,7 @@ func (b *miniBuilder) add(m miniMessage, text string) {
 			b.anyUsage = true
 		}
 		if strings.TrimSpace(text) != "" {
-			t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: text})
+			addMessage(t, "assistant", text)
 		}
 		b.pending = b.pending[:0]
 		if len(m.ToolCalls) > 0 {
@@ -272,7 +272,7 @@ func (b *miniBuilder) add(m miniMessage, text string) {
 	default: // user, and 2.x's closing "exit" message
 		if !b.sawTask {
 			b.sawTask = true
-			t.Messages = append(t.Messages, triage.Message{Role: "user", Content: text})
+			addMessage(t, "user", text)
 			return
 		}
 		if len(b.pending) > 0 {
@@ -281,7 +281,7 @@ func (b *miniBuilder) add(m miniMessage, text string) {
 			return
 		}
 		// Format-error feedback and other harness notes stay visible.
-		t.Messages = append(t.Messages, triage.Message{Role: "user", Content: text})
+		addMessage(t, "user", text)
 	}
 }
 

@@ -170,7 +170,7 @@ func (b *miniBuilder) addResponse(m miniMessage) {
 		}
 	}
 	if len(texts) > 0 {
-		t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: strings.Join(texts, "\n")})
+		addMessage(t, "assistant", strings.Join(texts, "\n"))
 	}
 }
 

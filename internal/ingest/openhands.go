@@ -287,12 +287,12 @@ func (b *ohBuilder) action(e ohEvent) {
 			return // the instruction, already taken from output.jsonl
 		}
 		if strings.TrimSpace(text) != "" {
-			t.Messages = append(t.Messages, triage.Message{Role: role, Content: text})
+			addMessage(t, role, text)
 		}
 		return
 	case "think":
 		if th := str("thought"); th != "" {
-			t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: th})
+			addMessage(t, "assistant", th)
 		}
 		return
 	}
@@ -311,7 +311,7 @@ func (b *ohBuilder) action(e ohEvent) {
 		b.lastAction = e.Action
 	}
 	if th := strings.TrimSpace(str("thought")); th != "" {
-		t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: th})
+		addMessage(t, "assistant", th)
 	}
 	if e.Action == "finish" {
 		if a := nameOr(str("final_thought"), str("outputs")); a != "" {

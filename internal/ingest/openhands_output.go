@@ -161,7 +161,7 @@ func ohOutputTrace(src Source, o *ohOutput) (*triage.Trace, string) {
 	o.Instruction = unwrapString(o.Instruction)
 	b := newOHBuilder(src)
 	if o.Instruction != "" {
-		b.t.Messages = append(b.t.Messages, triage.Message{Role: "user", Content: o.Instruction})
+		addMessage(b.t, "user", o.Instruction)
 	}
 	for _, e := range o.events {
 		b.add(e)

@@ -32,7 +32,7 @@ func TestOpenHandsEventStream(t *testing.T) {
 	require.Nil(t, tr.ExitCode)
 	require.Equal(t, "Anchors switched to \\A and \\Z.", *tr.Answer)
 	require.InDelta(t, 23.0, *tr.WallS, 1e-9)
-	require.Equal(t, triage.Message{Role: "user", Content: "Fix UsernameValidator to reject trailing newlines."}, tr.Messages[0])
+	require.Equal(t, triage.Message{Role: "user", Content: "Fix UsernameValidator to reject trailing newlines.", At: at(0)}, tr.Messages[0])
 	require.Equal(t, triage.OutcomeUnknown, tr.Outcome)
 }
 

@@ -213,12 +213,12 @@ func (f *sweFile) trace(src Source) (*triage.Trace, string) {
 	}
 	t.RunID = runFromDir(src, t.TaskID)
 	if f.problem != "" {
-		t.Messages = append(t.Messages, triage.Message{Role: "user", Content: f.problem})
+		addMessage(t, "user", f.problem)
 	}
 	for i := range f.steps {
 		s := &f.steps[i]
 		if th := strings.TrimSpace(s.Thought); th != "" {
-			t.Messages = append(t.Messages, triage.Message{Role: "assistant", Content: s.Thought})
+			addMessage(t, "assistant", s.Thought)
 		}
 		if strings.TrimSpace(s.Action) == "" {
 			continue

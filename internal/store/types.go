@@ -59,7 +59,10 @@ type QueueRow struct {
 	TaskID string
 	Seed   int
 	Model  string
-	Rule   *triage.Verdict
+	// NToolCalls is the trace's number of tool calls (the traces
+	// column): the queue says what a trace holds without decoding it.
+	NToolCalls int
+	Rule       *triage.Verdict
 }
 
 // Outcome of adding one trace to an import.

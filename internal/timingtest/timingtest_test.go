@@ -21,13 +21,13 @@ func (r *recorder) Fatalf(format string, args ...any) {
 func TestWithinPassesAtTheFirstRoundInBudget(t *testing.T) {
 	calls := 0
 	r := &recorder{TB: t}
-	Within(r, func() string {
+	within(r, func() string {
 		calls++
 		if calls < 2 {
 			return "120 ms > 100 ms"
 		}
 		return ""
-	})
+	}, true)
 	if r.failed || calls != 2 {
 		t.Fatalf("failed=%v after %d rounds, want a pass at round 2", r.failed, calls)
 	}
@@ -36,10 +36,10 @@ func TestWithinPassesAtTheFirstRoundInBudget(t *testing.T) {
 func TestWithinFailsWhenEveryRoundMisses(t *testing.T) {
 	calls := 0
 	r := &recorder{TB: t}
-	Within(r, func() string {
+	within(r, func() string {
 		calls++
 		return fmt.Sprintf("round %d: 120 ms > 100 ms", calls)
-	})
+	}, true)
 	if !r.failed || calls != Rounds {
 		t.Fatalf("failed=%v after %d rounds, want a failure after %d", r.failed, calls, Rounds)
 	}
@@ -47,5 +47,19 @@ func TestWithinFailsWhenEveryRoundMisses(t *testing.T) {
 		if want := fmt.Sprintf("round %d:", i); !strings.Contains(r.msg, want) {
 			t.Fatalf("message %q does not list %q", r.msg, want)
 		}
+	}
+}
+
+// TestWithinOnlyLogsUnlessEnforced: a plain go test on a loaded machine
+// never fails on time; the miss is logged, after one round.
+func TestWithinOnlyLogsUnlessEnforced(t *testing.T) {
+	calls := 0
+	r := &recorder{TB: t}
+	within(r, func() string {
+		calls++
+		return "5.6 s > 2 s"
+	}, false)
+	if r.failed || calls != 1 {
+		t.Fatalf("failed=%v after %d rounds, want a logged miss after 1", r.failed, calls)
 	}
 }

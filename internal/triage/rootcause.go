@@ -5,9 +5,6 @@ import (
 	"strings"
 )
 
-// maxRootCause bounds a root cause line, in bytes.
-const maxRootCause = 160
-
 // genericEvidence are evidence messages that restate the class without a
 // cause ("scorer red (exit code 1) and no other class fits"): a root cause
 // uses them only when the verdict has nothing else.
@@ -20,7 +17,8 @@ var genericEvidence = []string{"and no other class fits"}
 // /v2/invoices is not in the frozen spec (step 4)"). A leftover says why it
 // went to people. It is "" for a nil verdict (the rules have not run) and
 // is pure: the same verdict gives the same line, for the traces list, the
-// reports and the review queue alike. The line is trace text: callers
+// reports and the review queue alike, and is never cut (a renderer cuts
+// it to its column). The line is trace text: callers
 // make it terminal-safe (Sanitize, EscapeJSONText).
 func RootCause(v *Verdict) string {
 	if v == nil {
@@ -61,7 +59,9 @@ func RootCause(v *Verdict) string {
 		b.WriteString("; left to people: ")
 		b.WriteString(oneLine(v.Reason))
 	}
-	return clipRunes(b.String(), maxRootCause)
+	// Whole: JSON carries whole values, and each table or screen cuts
+	// the line to its own column (traces' table, the queue's why).
+	return b.String()
 }
 
 // remainedWords mark evidence of what was still broken at submit.
@@ -99,16 +99,4 @@ func oneLine(s string) string {
 		return strings.TrimSpace(s)
 	}
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// clipRunes cuts s to at most n bytes on a rune boundary, marking the cut.
-func clipRunes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -52,6 +52,12 @@ type ToolCall struct {
 type Message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
+	// At is how many tool calls the run had made when the message came,
+	// so the timeline can show messages and calls in the order they
+	// happened (a message with At k comes before call k, 0-based). nil
+	// is unknown: a row written without it, whose messages are shown
+	// before the calls.
+	At *int `json:"at,omitempty"`
 }
 
 // Tokens counts model tokens; nil fields in Trace mean unknown.

@@ -73,16 +73,26 @@ func (m *Model) setCauses(msg causesLoadedMsg) {
 	}
 }
 
-// whyOf is the queue's why cell: a leftover's reason for coming to
-// people, else the rules' root cause without the class the rules column
-// already shows.
+// whyOf is the queue's why cell: what the trace holds, then a leftover's
+// reason for coming to people, else the rules' root cause without the
+// class the rules column already shows. Nearly every leftover of the
+// real logs shares one reason ("outcome unknown: no scorer verdict…"),
+// so the reason alone read the same on every row.
 func (s *session) whyOf(it *QueueItem) string {
-	if it.Reason != "" {
-		return it.Reason
+	why := it.Reason
+	if why == "" {
+		why = s.causes[it.TraceID]
+		if it.Suggestion != "" {
+			why = strings.TrimPrefix(why, it.Suggestion+": ")
+		}
 	}
-	c := s.causes[it.TraceID]
-	if it.Suggestion != "" {
-		c = strings.TrimPrefix(c, it.Suggestion+": ")
+	switch {
+	case it.Empty:
+		return "empty: no message, tool call or answer recorded"
+	case it.Holds == "":
+		return why
+	case why == "":
+		return it.Holds
 	}
-	return c
+	return it.Holds + " · " + why
 }

@@ -383,7 +383,7 @@ func (s *session) clusterShortHelp() []key.Binding {
 	if len(s.queue.markedIDs()) > 0 {
 		return []key.Binding{s.keys.Split}
 	}
-	return []key.Binding{s.keys.LabelCluster}
+	return []key.Binding{s.writes(s.keys.LabelCluster)}
 }
 
 // splitHint is what the status of marks in an open cluster adds.
@@ -400,7 +400,7 @@ func (s *session) clusterHelp(onQueue bool) []key.Binding {
 	if !s.clusters {
 		return nil
 	}
-	b := []key.Binding{s.keys.Clusters, s.keys.LabelCluster}
+	b := []key.Binding{s.keys.Clusters, s.writes(s.keys.LabelCluster)}
 	if onQueue && s.drilled && s.drillFrom == screenClusters {
 		b = append(b, s.keys.Split)
 	}

@@ -19,6 +19,7 @@ const (
 	colWhy
 	colReviewers
 	colYours
+	colOthers
 	colStatus
 	numCols
 )
@@ -52,6 +53,10 @@ type column struct {
 	// spare takes the width that fitting saved; leftover also takes what
 	// the caps left.
 	spare, leftover bool
+	// optional columns show only when their content is known and not
+	// empty (natural above 0): no other reviewer, no "others" column. They
+	// are as wide as their content, up to cap, taken before the shares.
+	optional bool
 }
 
 // Column caps keep short identifiers from eating a wide screen.
@@ -63,7 +68,12 @@ const (
 	// "final" stays near them on a wide screen.
 	maxReviewersCol = 72
 	// wideQueue is the width from which the queue shows the "why" column.
-	wideQueue = 110
+	wideQueue = 80
+	// maxYoursCol is the reviewer's label column at its widest
+	// (PASS_CONTRACT and a space, and a little).
+	maxYoursCol = 15
+	// maxOthersCol caps the other reviewers' labels column.
+	maxOthersCol = 40
 )
 
 // col is the column that shows id, as the policies start from it.
@@ -79,7 +89,7 @@ func col(id colID) column {
 	case colSeed:
 		return column{id: id, header: "seed", cell: func(_ *session, it *QueueItem) string { return fmt.Sprint(it.Seed) }, fixed: 5}
 	case colRules:
-		return column{id: id, header: "rules", cell: func(_ *session, it *QueueItem) string { return it.Suggestion }, fixed: 15}
+		return column{id: id, header: "rules", cell: func(_ *session, it *QueueItem) string { return it.Suggestion }, fixed: 15, fit: true}
 	case colWhy:
 		return column{id: id, header: "why", cell: func(s *session, it *QueueItem) string { return s.whyOf(it) },
 			first: 3, from: wideQueue, spare: true, leftover: true}
@@ -88,14 +98,32 @@ func col(id colID) column {
 			rest: true, cap: maxReviewersCol, spare: true}
 	case colStatus:
 		return column{id: id, header: "status", cell: func(_ *session, it *QueueItem) string { return string(it.Status) }, fixed: 9}
+	case colOthers:
+		return column{id: id, header: "others", cell: func(_ *session, it *QueueItem) string { return othersCell(it) },
+			cap: maxOthersCol, optional: true}
 	}
 	return yoursCol("yours")
 }
 
+// othersCell is the other reviewers' labels of an item, marked "≠" when
+// one differs from the reviewer's own: a disagreement is shown, never
+// hidden behind the latest word.
+func othersCell(it *QueueItem) string {
+	if len(it.Others) == 0 {
+		return ""
+	}
+	if it.Disagrees() {
+		return "≠ " + othersText(it.Others)
+	}
+	return othersText(it.Others)
+}
+
 // yoursCol is the reviewer's own label (header "yours", or "final" for an
-// adjudicator); a label waiting for its primary shows as a draft.
+// adjudicator); a label waiting for its primary shows as a draft. It is
+// as wide as the widest label (15 at most), so an empty column leaves
+// its width to the others.
 func yoursCol(header string) column {
-	return column{id: colYours, header: header, fixed: 15, cell: func(s *session, it *QueueItem) string {
+	return column{id: colYours, header: header, fixed: maxYoursCol, fit: true, cell: func(s *session, it *QueueItem) string {
 		if it.Primary == "" {
 			if _, ok := s.drafts[it.TraceID]; ok {
 				return "(draft)"
@@ -112,7 +140,7 @@ func reviewColumns(blind bool) []column {
 	if blind {
 		return []column{task, run, col(colModel), col(colSeed), yoursCol("yours"), col(colStatus)}
 	}
-	return []column{task, run, col(colModel), col(colSeed), col(colRules), col(colWhy), yoursCol("yours"), col(colStatus)}
+	return []column{task, run, col(colModel), col(colSeed), col(colRules), col(colWhy), yoursCol("yours"), col(colOthers), col(colStatus)}
 }
 
 // adjudicateColumns are an adjudication's: the reviewers' labels take the
@@ -134,7 +162,7 @@ func share(c column, tenths, limit int) column {
 // content's width per column (zero: unknown, the queue is not loaded).
 func layoutColumns(cols []column, w int, natural colWidths) colWidths {
 	var out colWidths
-	shown := func(c *column) bool { return c.from == 0 || w >= c.from }
+	shown := func(c *column) bool { return (c.from == 0 || w >= c.from) && (!c.optional || natural[c.id] > 0) }
 	capped := func(n, limit int) int {
 		if limit > 0 {
 			return min(n, limit)
@@ -144,8 +172,12 @@ func layoutColumns(cols []column, w int, natural colWidths) colWidths {
 	free := max(0, w-markWidth)
 	for i := range cols {
 		if c := &cols[i]; shown(c) {
-			free = max(0, free-c.fixed)
-			out[c.id] = c.fixed
+			width := c.fixed
+			if c.optional {
+				width = capped(natural[c.id]+1, c.cap)
+			}
+			free = max(0, free-width)
+			out[c.id] = width
 		}
 	}
 	for i := range cols {
@@ -199,13 +231,26 @@ func layoutColumns(cols []column, w int, natural colWidths) colWidths {
 func naturalCols(items []QueueItem) colWidths {
 	var n colWidths
 	n[colTask], n[colRun], n[colModel] = len("task"), len("run"), len("model")
+	n[colYours] = len("(draft)")
+	n[colRules] = len("rules")
 	for i := range items {
 		it := &items[i]
+		n[colRules] = max(n[colRules], ansi.StringWidth(sanitizeLine(it.Suggestion)))
 		n[colTask] = max(n[colTask], ansi.StringWidth(sanitizeLine(it.TaskID)))
 		n[colRun] = max(n[colRun], ansi.StringWidth(sanitizeLine(it.RunID)))
 		n[colModel] = max(n[colModel], ansi.StringWidth(sanitizeLine(it.Model)))
+		n.grow(it)
 	}
 	return n
+}
+
+// grow widens the label columns to an item's labels: called for every
+// item on a load and for one item when a write reads its labels back.
+func (n *colWidths) grow(it *QueueItem) {
+	n[colYours] = max(n[colYours], len("(draft)"), ansi.StringWidth(sanitizeLine(it.Primary)))
+	if len(it.Others) > 0 {
+		n[colOthers] = max(n[colOthers], len("others"), ansi.StringWidth(sanitizeLine(othersCell(it))))
+	}
 }
 
 // row lays out one queue row: the mark, then each column's text

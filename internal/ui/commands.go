@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -86,10 +87,12 @@ func (m *Model) loadTraceCmd(id int64, gen int) tea.Cmd {
 	}
 }
 
-// writeLabelCmd stores one event, then reads back the reviewer's history
-// of the trace so the queue shows what the store holds, not a guess.
+// writeLabelCmd stores one event, then reads back the trace's history so
+// the queue shows what the store holds, not a guess: the reviewer's own
+// events, and (outside blind review) the other reviewers' live labels,
+// so a label given meanwhile on another screen is seen, not overwritten.
 func (m *Model) writeLabelCmd(e triage.LabelEvent) tea.Cmd {
-	st, ctx := m.store, m.ctx
+	st, ctx, blind, rd := m.store, m.ctx, m.pol.blind, m.cfg.Redactor
 	return func() tea.Msg {
 		msg := labelSavedMsg{traceID: e.TraceID, kind: e.Kind}
 		if err := appendRetrying(ctx, st, e); err != nil {
@@ -97,16 +100,53 @@ func (m *Model) writeLabelCmd(e triage.LabelEvent) tea.Cmd {
 		}
 		// Read back what the store holds even after a failed write, so
 		// the screen drops the label it showed before the write.
-		events, err := st.History(ctx, e.TraceID, e.Actor)
+		actor := e.Actor
+		if !blind {
+			actor = ""
+		}
+		events, err := st.History(ctx, e.TraceID, actor)
 		if err != nil {
 			if msg.err == nil {
 				msg.err = &errMsg{what: "reload labels", err: err}
 			}
 			return msg
 		}
-		msg.events, msg.reloaded = events, true
+		msg.events, msg.others = splitHistory(events, e.Actor)
+		if rd != nil {
+			for i := range msg.others {
+				msg.others[i].Reviewer = rd.String(msg.others[i].Reviewer)
+			}
+		}
+		msg.reloaded = true
 		return msg
 	}
+}
+
+// splitHistory parts a trace's events (time order) into the reviewer's
+// own and every other reviewer's live human label, in reviewer order.
+func splitHistory(events []triage.LabelEvent, reviewer string) (own []triage.LabelEvent, others []OtherLabel) {
+	byActor := map[string][]triage.LabelEvent{}
+	var actors []string
+	for _, e := range events {
+		if e.Actor == reviewer {
+			own = append(own, e)
+			continue
+		}
+		if e.Kind == triage.KindRule {
+			continue
+		}
+		if _, ok := byActor[e.Actor]; !ok {
+			actors = append(actors, e.Actor)
+		}
+		byActor[e.Actor] = append(byActor[e.Actor], e)
+	}
+	slices.Sort(actors)
+	for _, a := range actors {
+		if h, _ := triage.LiveEvents(byActor[a]); h != nil && h.Primary != "" {
+			others = append(others, OtherLabel{Reviewer: a, Primary: h.Primary})
+		}
+	}
+	return own, others
 }
 
 // retryPause is how long a label write that found the store busy waits

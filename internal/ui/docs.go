@@ -175,11 +175,66 @@ func buildTimeline(tr *triage.Trace, unfolded func(tool int) bool, cache blockCa
 	} else {
 		d.lines = make([]docLine, 0, n)
 	}
+	if interleaved(tr) {
+		d.addRun(tr, unfolded, cache)
+	} else {
+		d.addMessagesThenCalls(tr, unfolded, cache)
+	}
+	if tr.Answer != nil {
+		d.add(lkSection, "Answer")
+		d.addBlock(lkText, *tr.Answer, unfolded(-1), -1)
+	}
+	return d
+}
+
+// interleaved reports whether a trace's messages say where they came
+// among its tool calls (triage.Message.At, set by every format on
+// import): the timeline can then show the run in the order it happened.
+func interleaved(tr *triage.Trace) bool {
+	if len(tr.ToolCalls) == 0 {
+		return false
+	}
+	for i := range tr.Messages {
+		if tr.Messages[i].At != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// addRun lays out the messages and tool calls in the order they happened:
+// before each call (or group of repeated calls) the messages that came
+// before it, then the rest after the last call. A message without a place
+// (a row written by hand) keeps the place of the one before it.
+func (d *doc) addRun(tr *triage.Trace, unfolded func(tool int) bool, cache blockCache) {
+	d.add(lkSection, fmt.Sprintf("Run: %d messages and %d tool calls, in the order they happened", len(tr.Messages), len(tr.ToolCalls)))
+	next, place := 0, 0
+	upTo := func(call int) {
+		for ; next < len(tr.Messages); next++ {
+			msg := &tr.Messages[next]
+			if msg.At != nil {
+				place = max(place, *msg.At)
+			}
+			if place > call {
+				return
+			}
+			d.addMessage(msg, unfolded)
+		}
+	}
+	for i := 0; i < len(tr.ToolCalls); {
+		upTo(i)
+		i = d.addCallGroup(tr, i, unfolded, cache)
+	}
+	upTo(1 << 30)
+}
+
+// addMessagesThenCalls is the layout of a trace whose messages have no
+// place among the calls: every message, then every call.
+func (d *doc) addMessagesThenCalls(tr *triage.Trace, unfolded func(tool int) bool, cache blockCache) {
 	if len(tr.Messages) > 0 {
 		d.add(lkSection, fmt.Sprintf("Messages (%d)", len(tr.Messages)))
-		for _, msg := range tr.Messages {
-			d.add(lkRole, "▌ "+msg.Role)
-			d.addBlock(lkText, msg.Content, unfolded(-1), -1)
+		for i := range tr.Messages {
+			d.addMessage(&tr.Messages[i], unfolded)
 		}
 	}
 	switch {
@@ -189,37 +244,46 @@ func buildTimeline(tr *triage.Trace, unfolded func(tool int) bool, cache blockCa
 		d.add(lkMuted, "No tool log recorded.")
 	}
 	for i := 0; i < len(tr.ToolCalls); {
-		c := &tr.ToolCalls[i]
-		j := i + 1
-		for j < len(tr.ToolCalls) && sameCall(c, &tr.ToolCalls[j]) {
-			j++
-		}
-		d.tools[i] = len(d.lines)
-		d.calls = append(d.calls, len(d.lines))
-		hdr := fmt.Sprintf("#%d %s %s", i+1, c.Name, compactArgs(c.Args))
-		if c.WallS != nil {
-			hdr += fmt.Sprintf("  (%.1fs)", *c.WallS)
-		}
-		d.lines = append(d.lines, docLine{kind: lkTool, text: hdr, tool: i})
-		if j-i > 1 {
-			d.lines = append(d.lines, docLine{kind: lkRepeat, text: fmt.Sprintf("  ↻ repeated ×%d with the same arguments (#%d–#%d)", j-i, i+1, j), tool: i})
-			for k := i + 1; k < j; k++ {
-				d.tools[k] = len(d.lines) - 1
-			}
-		}
-		if c.Error != "" {
-			d.addCachedBlock(cache, lkError, "error: "+c.Error, unfolded(i), i)
-		}
-		if c.Output != "" {
-			d.addCachedBlock(cache, lkText, c.Output, unfolded(i), i)
-		}
-		i = j
+		i = d.addCallGroup(tr, i, unfolded, cache)
 	}
-	if tr.Answer != nil {
-		d.add(lkSection, "Answer")
-		d.addBlock(lkText, *tr.Answer, unfolded(-1), -1)
+}
+
+// addMessage is one message: its role, then its text, folded.
+func (d *doc) addMessage(msg *triage.Message, unfolded func(tool int) bool) {
+	d.add(lkRole, "▌ "+msg.Role)
+	d.addBlock(lkText, msg.Content, unfolded(-1), -1)
+}
+
+// addCallGroup lays out tool call i and the identical calls that repeat
+// it right after (one header, marked), and returns the index of the next
+// call. Each call's row is its header (lkTool, tool = its index): the
+// place a step's kind and result marks go.
+func (d *doc) addCallGroup(tr *triage.Trace, i int, unfolded func(tool int) bool, cache blockCache) int {
+	c := &tr.ToolCalls[i]
+	j := i + 1
+	for j < len(tr.ToolCalls) && sameCall(c, &tr.ToolCalls[j]) {
+		j++
 	}
-	return d
+	d.tools[i] = len(d.lines)
+	d.calls = append(d.calls, len(d.lines))
+	hdr := fmt.Sprintf("#%d %s %s", i+1, c.Name, compactArgs(c.Args))
+	if c.WallS != nil {
+		hdr += fmt.Sprintf("  (%.1fs)", *c.WallS)
+	}
+	d.lines = append(d.lines, docLine{kind: lkTool, text: hdr, tool: i})
+	if j-i > 1 {
+		d.lines = append(d.lines, docLine{kind: lkRepeat, text: fmt.Sprintf("  ↻ repeated ×%d with the same arguments (#%d–#%d)", j-i, i+1, j), tool: i})
+		for k := i + 1; k < j; k++ {
+			d.tools[k] = len(d.lines) - 1
+		}
+	}
+	if c.Error != "" {
+		d.addCachedBlock(cache, lkError, "error: "+c.Error, unfolded(i), i)
+	}
+	if c.Output != "" {
+		d.addCachedBlock(cache, lkText, c.Output, unfolded(i), i)
+	}
+	return j
 }
 
 // sameCall reports whether two calls repeat each other: same tool, same
@@ -228,15 +292,50 @@ func sameCall(a, b *triage.ToolCall) bool {
 	return a.Name == b.Name && a.Output == b.Output && a.Error == b.Error && triage.SameArgs(a.Args, b.Args)
 }
 
+// compactArgs is a call's arguments on one line, as JSON with the HTML
+// escapes Go's encoder writes (\u0026, \u003c, \u003e) read back, so a
+// command shows "cd /repo && cat <<EOF", not "\u0026\u0026 … \u003c\u003c".
 func compactArgs(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	var b bytes.Buffer
 	if json.Compact(&b, raw) == nil {
-		return b.String()
+		return unescapeHTML(b.Bytes())
 	}
 	return string(raw)
+}
+
+// unescapeHTML replaces the \u0026, \u003c and \u003e escapes of JSON
+// text with &, < and >; an escaped backslash before a "u" is left alone.
+func unescapeHTML(b []byte) string {
+	if !bytes.Contains(b, []byte(`\u00`)) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' || i+1 >= len(b) {
+			out = append(out, b[i])
+			continue
+		}
+		if b[i+1] == 'u' && i+5 < len(b) {
+			switch string(b[i+2 : i+6]) {
+			case "0026":
+				out, i = append(out, '&'), i+5
+				continue
+			case "003c", "003C":
+				out, i = append(out, '<'), i+5
+				continue
+			case "003e", "003E":
+				out, i = append(out, '>'), i+5
+				continue
+			}
+		}
+		// Any other escape is copied whole, so "\\u0026" stays text.
+		out = append(out, b[i], b[i+1])
+		i++
+	}
+	return string(out)
 }
 
 // buildRaw pretty-prints the stored row; text that is not JSON is shown

@@ -155,8 +155,28 @@ func TestRatingsFileOpensNothing(t *testing.T) {
 	m = press(t, m, "enter")
 	require.Equal(t, screenAgreement, m.screen)
 	require.Contains(t, m.status, "not traces")
-	_, cmd := m.Update(keyMsg("esc"))
-	require.IsType(t, tea.QuitMsg{}, cmd(), "esc leaves a screen started on its own, as the pager did")
+	tm, cmd := m.Update(keyMsg("esc"))
+	require.Nil(t, cmd, "the first esc asks (issue 29: it quit at once)")
+	m = tm.(Model)
+	require.Contains(t, m.status, "esc again quits")
+	_, cmd = m.Update(keyMsg("esc"))
+	require.IsType(t, tea.QuitMsg{}, cmd(), "a second esc leaves a screen started on its own, as the pager did")
+}
+
+// TestEscAtTheTopAsksOnce: on report --tui's first screen the first esc
+// asks, any other key takes the question back, and only esc then esc
+// quits (issue 29: esc quit without asking).
+func TestEscAtTheTopAsksOnce(t *testing.T) {
+	t.Parallel()
+	m := started(t, newFake(3), reportConfig(), 140, 45)
+	m = press(t, m, "esc")
+	require.False(t, m.quitting)
+	require.Contains(t, m.status, "esc again quits")
+	m = press(t, m, "j", "esc")
+	require.False(t, m.quitting, "a key between the two esc disarms the first")
+	tm, cmd := m.Update(keyMsg("esc"))
+	require.NotNil(t, cmd)
+	require.True(t, tm.(Model).quitting)
 }
 
 func TestDocSearch(t *testing.T) {
@@ -185,6 +205,19 @@ func TestReportReadOnlyWithoutReviewer(t *testing.T) {
 	m = press(t, m, "3")
 	require.Contains(t, m.status, "read only")
 	require.Empty(t, f.eventsCopy())
+	// Nothing offers a key that writes (issue 29: the drill-down's footer
+	// and help offered the label keys).
+	require.NotContains(t, m.footer(), "label")
+	require.NotContains(t, m.footer(), "skip")
+	w, _ := m.helpSize()
+	help := strings.Join(m.helpLines(w), "\n")
+	for _, word := range []string{"label", "skip", "undo", "tags", "1=PASS_CONTRACT"} {
+		require.NotContains(t, help, word)
+	}
+	m = press(t, m, "enter")
+	require.Equal(t, screenTrace, m.screen)
+	require.NotContains(t, m.View(), "yours", "no reviewer, no 'yours'")
+	require.NotContains(t, m.footer(), "label")
 }
 
 // TestDocScreensGolden pins the report and agreement screens at 80×24 and

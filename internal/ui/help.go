@@ -8,10 +8,20 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// writes is b as help shows it: hidden in a read-only session (report
+// --tui or agree --tui opened traces with no reviewer), where no key that
+// writes a label can fire (issue 29: the label keys were offered).
+func (s *session) writes(b key.Binding) key.Binding {
+	if s.cfg.Reviewer == "" {
+		b.SetEnabled(false)
+	}
+	return b
+}
+
 // labelHelp is one help entry for the digit keys, sized to the taxonomy.
 func (s *session) labelHelp() key.Binding {
 	n := min(len(s.tax.Classes), len(s.keys.Label))
-	if n == 0 {
+	if n == 0 || s.cfg.Reviewer == "" {
 		return key.NewBinding(key.WithDisabled())
 	}
 	k := s.keys.Label[0].Help().Key
@@ -27,6 +37,9 @@ func (s *session) labelKeys() []key.Binding {
 	label := []key.Binding{withHelp(s.labelHelp(), s.pol.labelWord), km.Picker, km.Tags, withHelp(km.Note, s.pol.noteWord), km.Skip, km.Undo, km.Redo}
 	if len(s.tax.Classes) > len(km.Label) {
 		label = append(label, km.MoreClasses)
+	}
+	for i := range label {
+		label[i] = s.writes(label[i])
 	}
 	return label
 }

@@ -23,6 +23,9 @@ type KeyMap struct {
 	Mouse key.Binding
 	// Switch opens the : switcher of screens, runs and slices (k9s).
 	Switch key.Binding
+	// Refresh reads the queue again, everyone's labels with it (another
+	// reviewer on a shared store), keeping the cursor and the filter.
+	Refresh key.Binding
 
 	// Movement, shared by the queue and the trace view.
 	Up       key.Binding
@@ -115,6 +118,7 @@ func DefaultKeyMap() KeyMap {
 		Back:         b([]string{"esc"}, "esc", "back"),
 		Mouse:        b([]string{"M"}, "M", "mouse on/off"),
 		Switch:       b([]string{":"}, ":", "switch view"),
+		Refresh:      b([]string{"ctrl+r"}, "ctrl+r", "read the queue again"),
 		SwitchDown:   b([]string{"down", "tab", "ctrl+n"}, "↓/tab", "next entry"),
 		SwitchUp:     b([]string{"up", "shift+tab", "ctrl+p"}, "↑/shift+tab", "prev entry"),
 		Up:           b([]string{"k", "up"}, "k/↑", "up"),
@@ -178,7 +182,7 @@ func DefaultKeyMap() KeyMap {
 // the config contract: keep them stable.
 func (km *KeyMap) bindings() map[string]*key.Binding {
 	m := map[string]*key.Binding{
-		"quit": &km.Quit, "help": &km.Help, "back": &km.Back, "mouse": &km.Mouse, "switch": &km.Switch,
+		"quit": &km.Quit, "help": &km.Help, "back": &km.Back, "mouse": &km.Mouse, "switch": &km.Switch, "refresh": &km.Refresh,
 		"switch_down": &km.SwitchDown, "switch_up": &km.SwitchUp,
 		"up": &km.Up, "down": &km.Down, "top": &km.Top, "bottom": &km.Bottom,
 		"half_page_down": &km.HalfDown, "half_page_up": &km.HalfUp,

@@ -95,7 +95,9 @@ func (m *Model) handleLabelKey(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.modal = modalNote
 		return m.note.Focus(), true
 	case key.Matches(msg, km.Skip):
-		delete(m.drafts, it.TraceID)
+		// A skip decides nothing: a note or tags drafted before it stay
+		// for the label given on coming back (c, type, ctrl+s, s, k, 7
+		// stored the label with no note).
 		it.Status = StatusSkipped
 		cmd := m.enqueue(m.event(it.TraceID, triage.KindSkip, "", nil, ""), 0)
 		m.status = "skipped " + it.Key()
@@ -389,6 +391,34 @@ func (m *Model) applyHistory(id int64, events []triage.LabelEvent) {
 	if topIsSkip(events) {
 		it.Status = StatusSkipped
 	}
+	m.growColumns(it)
+}
+
+// applyOthers sets the other reviewers' live labels of a trace as the
+// store holds them after a write, and says so when they differ from the
+// reviewer's own: both labels are kept (nothing is replaced), and only an
+// adjudication settles them.
+func (m *Model) applyOthers(id int64, others []OtherLabel) {
+	it := m.queue.item(id)
+	if it == nil || m.pol.blind || m.pol.label == triage.KindAdjudication {
+		return
+	}
+	it.Others = others
+	m.growColumns(it)
+	if it.Disagrees() {
+		m.status = "reviewers disagree on " + it.Key() + ": yours " + it.Primary + ", " + othersText(others) +
+			"; both labels are kept (triage adjudicate settles them)"
+	}
+}
+
+// othersText is other reviewers' labels as the queue shows them:
+// "bob SCORER_RED · cy TIMEOUT".
+func othersText(others []OtherLabel) string {
+	parts := make([]string, len(others))
+	for i, o := range others {
+		parts[i] = o.Reviewer + " " + o.Primary
+	}
+	return strings.Join(parts, " · ")
 }
 
 // topIsSkip reports whether the latest live event (after undos) is a skip.

@@ -69,3 +69,15 @@ func (m *Model) resize(w, h int) {
 func (m *Model) modalSize() (int, int) {
 	return max(20, min(m.width-4, 72)), max(6, min(m.lay.traceBody+2, 20))
 }
+
+// growColumns widens the label columns to an item whose labels were just
+// read back (the reviewer's first label, another reviewer's), so the
+// column shows whole without waiting for the next load of the queue.
+func (m *Model) growColumns(it *QueueItem) {
+	before := m.natural
+	m.natural.grow(it)
+	if m.natural != before {
+		m.lay.cols = layoutColumns(m.pol.columns, m.width, m.natural)
+		m.queue.setColumns(m.lay.cols)
+	}
+}

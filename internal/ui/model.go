@@ -109,6 +109,15 @@ type Model struct {
 	screen  screenID
 	modal   modalID
 	inputOf inputMode
+	// inputWas is the filter as it stood when / opened: esc puts it back
+	// (the filter applies as it is typed).
+	inputWas string
+	// helpOff is the first line of the help shown (? then j/k scroll).
+	helpOff int
+	// quitArmed: esc on the screen the app started on asked whether to
+	// quit; quitAsked is that, for the key being handled (a second esc
+	// quits, any other key disarms it).
+	quitArmed, quitAsked bool
 
 	queue  queueScreen
 	trace  traceScreen

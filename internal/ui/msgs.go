@@ -53,9 +53,12 @@ type traceLoadedMsg struct {
 // trace as the store holds it (reloaded even when the write failed), and
 // the failure, if any.
 type labelSavedMsg struct {
-	traceID  int64
-	kind     triage.LabelKind
-	events   []triage.LabelEvent
+	traceID int64
+	kind    triage.LabelKind
+	events  []triage.LabelEvent
+	// others are the other reviewers' live labels as read back (never
+	// in blind review).
+	others   []OtherLabel
 	reloaded bool
 	err      *errMsg
 }

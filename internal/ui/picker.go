@@ -31,6 +31,9 @@ type picker struct {
 	// number is the class number typed so far, in a picker of more
 	// classes than there are digit keys.
 	number int
+	// empty is what the picker says with no items ("" for the tags
+	// picker's word).
+	empty string
 }
 
 func newPicker(title string, items, descs []string, multi bool, checked []string, traceID int64) picker {
@@ -127,7 +130,11 @@ func (p *picker) view(st *Styles, width, height int) string {
 	}
 	var rows []string
 	if len(p.items) == 0 {
-		rows = append(rows, st.App.Muted.Render("The taxonomy defines no tags."))
+		empty := p.empty
+		if empty == "" {
+			empty = "The taxonomy defines no tags."
+		}
+		rows = append(rows, st.App.Muted.Render(ansi.Truncate(sanitizeLine(empty), width, "…")))
 	}
 	for i := p.offset; i < min(len(p.items), p.offset+height); i++ {
 		mark := "  "

@@ -20,7 +20,7 @@ func TestSessionPolicies(t *testing.T) {
 	}{
 		{"review", reviewPolicy(), policy{title: "triage review", label: triage.KindHuman, labelWord: "label", noteWord: "note", noteTitle: "Note", yours: "yours ",
 			empty: "Nothing to review: no leftovers here.", done: "labelled"},
-			"task run model seed rules why yours status"},
+			"task run model seed rules why yours others status"},
 		{"blind", blindPolicy(), policy{title: "triage review", label: triage.KindHuman, labelWord: "label", noteWord: "note", noteTitle: "Note", yours: "yours ",
 			empty: "Nothing to review: no leftovers here.", done: "labelled",
 			blind: true, slice: true, noBulk: "bulk decisions are off in blind review: every trace is read and labelled on its own"},

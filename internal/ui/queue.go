@@ -369,7 +369,7 @@ type filterTerm struct {
 }
 
 // filterFields are the keys a filter term may use.
-var filterFields = []string{"class", "rule", "status", "model", "task", "run", "label"}
+var filterFields = []string{"class", "rule", "status", "model", "task", "run", "label", "empty"}
 
 // parseFilter reads "class:ASSUME_API model:gpt status:todo words". Bare
 // words match the task, run or model. Terms on the rules' output are
@@ -421,7 +421,14 @@ func (t filterTerm) match(it *QueueItem) bool {
 	case "run":
 		return has(it.RunID)
 	case "label":
-		return has(it.Primary)
+		// Anyone's label: a reviewer looks for what the team said, and
+		// a disagreement matches both classes.
+		return has(it.Primary) || slices.ContainsFunc(it.Others, func(o OtherLabel) bool { return has(o.Primary) })
+	case "empty":
+		// empty:yes (or y, true) finds the traces that recorded nothing,
+		// empty:no hides them.
+		want := t.value == "" || strings.HasPrefix("yes", t.value) || t.value == "true"
+		return it.Empty == want
 	}
 	return false
 }

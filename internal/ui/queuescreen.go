@@ -192,7 +192,7 @@ func (q *queueScreen) ShortHelp(s *session) []key.Binding {
 	}
 	b := []key.Binding{s.labelHelp()}
 	if n := len(q.markedIDs()); n > 0 {
-		b = []key.Binding{withHelp(s.labelHelp(), fmt.Sprintf("label the %d marked", n)), km.Accept, withHelp(km.Back, "clear marks")}
+		b = []key.Binding{withHelp(s.labelHelp(), fmt.Sprintf("label the %d marked", n)), s.writes(km.Accept), withHelp(km.Back, "clear marks")}
 	}
 	if len(q.view) > 0 {
 		b = append(b, km.Open)
@@ -202,7 +202,7 @@ func (q *queueScreen) ShortHelp(s *session) []key.Binding {
 	if q.filter != "" {
 		b = append(b, withHelp(km.Back, "clear filter"))
 	}
-	return append(b, km.Skip, km.Undo, km.Help, km.Quit)
+	return append(b, s.writes(km.Skip), s.writes(km.Undo), km.Help, km.Quit)
 }
 
 // FullHelp implements screen: every key of the queue, in columns.
@@ -213,14 +213,14 @@ func (q *queueScreen) FullHelp(s *session) [][]key.Binding {
 		global = append(global, s.showAllHelp())
 	}
 	move := []key.Binding{km.Down, km.Up, km.Top, km.Bottom, km.HalfDown, km.HalfUp}
-	keys := []key.Binding{km.Open, km.Filter, km.Sort, km.NextTrace, km.PrevTrace}
+	keys := []key.Binding{km.Open, km.Filter, km.Sort, km.NextTrace, km.PrevTrace, km.Refresh}
 	if q.filter != "" {
 		keys = append(keys, withHelp(km.Back, "clear filter"))
 	}
 	if s.pol.noBulk != "" {
 		return [][]key.Binding{move, keys, label, global}
 	}
-	bulk := []key.Binding{km.Mark, km.Range, km.MarkAll, withHelp(s.labelHelp(), "label the marked"), km.Accept}
+	bulk := []key.Binding{km.Mark, km.Range, km.MarkAll, withHelp(s.labelHelp(), "label the marked"), s.writes(km.Accept)}
 	if len(q.markedIDs()) > 0 {
 		bulk = append(bulk, withHelp(km.Back, "clear marks"))
 	}

@@ -58,6 +58,9 @@ func redactItems(rd *triage.Redactor, items []QueueItem) {
 		items[i].RunID, items[i].TaskID = rd.String(items[i].RunID), rd.String(items[i].TaskID)
 		items[i].Model = rd.String(items[i].Model)
 		items[i].Reason = rd.String(items[i].Reason)
+		for j := range items[i].Others {
+			items[i].Others[j].Reviewer = rd.String(items[i].Others[j].Reviewer)
+		}
 	}
 }
 

@@ -284,6 +284,13 @@ func (m *Model) leaveDoc() tea.Cmd {
 		m.agreeGen++ // A computation in flight is now stale.
 		return nil
 	}
+	// The screen the app started on: esc asks before it quits, since
+	// esc elsewhere only goes back (q quits at once).
+	if !m.quitAsked {
+		m.quitArmed = true
+		m.status = "esc again quits (q quits at once; any other key stays)"
+		return nil
+	}
 	m.quitting = true
 	return tea.Quit
 }

@@ -75,6 +75,63 @@ type QueueItem struct {
 	Secondary []string
 	Note      string
 	Status    Status
+	// Others are the other reviewers' live labels, in reviewer order;
+	// never set in blind review.
+	Others []OtherLabel
+	// Empty says the trace recorded nothing to read (EmptyTrace): the
+	// adapter puts such items last and the filter empty:yes finds them.
+	Empty bool
+	// Holds says in a few words what the trace recorded ("14 calls",
+	// "38 messages, no tool call"): the why column leads with it, since
+	// most leftovers share one reason and differ only in this.
+	Holds string
+}
+
+// OtherLabel is another reviewer's live label on a queue item.
+type OtherLabel struct {
+	Reviewer string
+	Primary  string
+}
+
+// Disagrees reports whether another reviewer's live label differs from
+// this reviewer's (both set): a disagreement the queue shows and only an
+// adjudication settles.
+func (q *QueueItem) Disagrees() bool {
+	if q.Primary == "" {
+		return false
+	}
+	for _, o := range q.Others {
+		if o.Primary != q.Primary {
+			return true
+		}
+	}
+	return false
+}
+
+// TraceHolds is Holds for a trace: its tool calls, or when it has none
+// its messages, and whether it gave an answer.
+func TraceHolds(tr *triage.Trace) string {
+	switch {
+	case EmptyTrace(tr):
+		return "nothing recorded"
+	case len(tr.ToolCalls) > 0:
+		return CallsHeld(len(tr.ToolCalls))
+	}
+	s := plural(len(tr.Messages), "message") + ", no call"
+	if tr.Answer != nil {
+		s += ", an answer"
+	}
+	return s
+}
+
+// CallsHeld is Holds for a trace known only by its number of tool calls.
+func CallsHeld(n int) string { return plural(n, "call") }
+
+// EmptyTrace reports whether a trace recorded nothing a reviewer could
+// read: no message, no tool call, no answer and no diff (an aider
+// session that ended before its first message).
+func EmptyTrace(tr *triage.Trace) bool {
+	return len(tr.Messages) == 0 && len(tr.ToolCalls) == 0 && tr.Answer == nil && (tr.Diff == nil || *tr.Diff == "")
 }
 
 // Key names the item as RUN/TASK#SEED.

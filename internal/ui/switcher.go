@@ -77,7 +77,32 @@ func (m *Model) filterSwitcher() {
 		}
 	}
 	m.picker = newPicker("Switch to", labels, nil, false, nil, 0)
+	m.picker.empty = "Nothing to switch to matches " + strconvQuote(m.input.Value()) + ": this session offers " + m.offeredWords()
 }
+
+// offeredWords says what kinds of entry the switcher has this session
+// ("screens, runs and slices"), for the note shown when a typed name
+// matches none.
+func (m *Model) offeredWords() string {
+	var kinds []string
+	seen := map[switchKind]bool{}
+	for _, e := range m.switchEntries() {
+		if !seen[e.kind] {
+			seen[e.kind] = true
+			kinds = append(kinds, [...]string{"screens", "runs", "slices"}[e.kind])
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		return "nothing"
+	case 1:
+		return kinds[0]
+	}
+	return strings.Join(kinds[:len(kinds)-1], ", ") + " and " + kinds[len(kinds)-1]
+}
+
+// strconvQuote quotes typed text for a message.
+func strconvQuote(s string) string { return "“" + s + "”" }
 
 // closeSwitcher gives the input line back to filter and search.
 func (m *Model) closeSwitcher() {
@@ -157,3 +182,18 @@ func (m *Model) reloadQueue() tea.Cmd {
 	m.resize(m.width, m.height)
 	return tea.Batch(m.loadFirstQueueCmd(m.queueGen), m.resetClusters())
 }
+
+// refreshQueue reads the whole queue again behind the one shown, as the
+// first page's load does: the cursor, the filter and the labels written
+// meanwhile stay, and every row takes the labels the store holds now
+// (another reviewer's on a shared store).
+func (m *Model) refreshQueue() tea.Cmd {
+	m.queueGen++
+	q := &m.queue
+	q.partial, q.moved, q.touched = true, true, map[int64]bool{}
+	m.status = refreshingStatus
+	return m.queueCmd(m.queueGen, 0)
+}
+
+// refreshingStatus is the status line while a refresh reads the queue.
+const refreshingStatus = "reading everyone's labels again…"

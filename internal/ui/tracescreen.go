@@ -94,7 +94,7 @@ func (v *traceScreen) ShortHelp(s *session) []key.Binding {
 	if v.query != "" {
 		b = append(b, km.NextMatch)
 	}
-	return append(b, km.Skip, km.Undo, km.Back, km.Help, km.PrevTrace)
+	return append(b, s.writes(km.Skip), s.writes(km.Undo), km.Back, km.Help, km.PrevTrace)
 }
 
 // FullHelp implements screen: every key of the trace screen valid in the
@@ -152,7 +152,7 @@ func (v *traceScreen) header(s *session) string {
 		}
 		l2 = figures(st, tr, v.tctx.Controls, derived)
 	}
-	if it != nil {
+	if it != nil && s.cfg.Reviewer != "" {
 		mine := orDash(it.Primary)
 		if len(it.Secondary) > 0 {
 			mine += " [" + strings.Join(it.Secondary, ", ") + "]"

@@ -48,8 +48,11 @@ type traceView struct {
 	xoff [numTabs]int
 	wrap bool
 	// cur is the timeline's cursor: the tool call (group head) under it,
-	// -1 for none. z folds it; ] and [ move it.
-	cur int
+	// -1 for none. z folds it; ] and [ move it. curParked says the load
+	// put it on the first call, which the reviewer has not been shown
+	// yet: the first ] brings that call up rather than stepping past it.
+	cur       int
+	curParked bool
 	// unfolded folds every output one way (Z); flip holds the calls z
 	// folded the other way.
 	unfolded bool
@@ -129,6 +132,7 @@ func (v *traceView) setLoaded(msg traceLoadedMsg, reviewer string, blind bool) {
 	v.docs[tabTimeline] = buildTimeline(v.trace, v.isUnfolded, v.blocks)
 	if tl := &v.docs[tabTimeline]; v.cur < 0 && len(tl.calls) > 0 {
 		v.cur = tl.lines[tl.calls[0]].tool
+		v.curParked = tl.calls[0] > v.offset[tabTimeline]
 	}
 	v.docs[tabDiff] = buildDiffView(v.trace, v.dvStyle, v.idents, files, v.width)
 	v.docs[tabTests] = buildTestsView(v.trace, v.dvStyle, v.idents, v.width)
@@ -243,8 +247,13 @@ func (v *traceView) stepCall(d int) bool {
 	} else {
 		ref = v.offset[tabTimeline] + 1
 	}
+	parked := v.curParked
+	v.curParked = false
 	var next int
-	if d > 0 {
+	if d > 0 && parked && ref > v.offset[tabTimeline] {
+		// The first ] of a trace opened on its messages: call #1, not #2.
+		next = ref
+	} else if d > 0 {
 		i := sort.SearchInts(doc.calls, ref+1)
 		if i >= len(doc.calls) {
 			return false

@@ -68,6 +68,9 @@ func TestTimelineCursorAndFolds(t *testing.T) {
 	m = press(t, m, "z")
 	require.Len(t, m.trace.doc().lines, folded)
 
+	m = press(t, m, "]")
+	require.Equal(t, 0, m.trace.cur, "the first ] shows call #1, which the messages kept below the top")
+	require.Equal(t, m.trace.doc().tools[0], m.trace.offset[tabTimeline])
 	m = press(t, m, "]", "]", "]")
 	require.Equal(t, 3, m.trace.cur)
 	require.Equal(t, min(m.trace.doc().tools[3], len(m.trace.doc().lines)-m.trace.height), m.trace.offset[tabTimeline], "the call's header is on top, or as high as the end allows")
@@ -243,7 +246,7 @@ func TestTrajectoryGolden(t *testing.T) {
 	inEveryLook(t, func(th look, sz [2]int) {
 		m := openLong(t, sz[0], sz[1])
 		shots := map[string]string{}
-		m = press(t, m, "]", "]")
+		m = press(t, m, "]", "]", "]")
 		shots["colours"] = m.View()
 		m = press(t, m, "w", "[")
 		shots["wrapped"] = m.View()
@@ -272,6 +275,7 @@ func TestTrajectoryFlow(t *testing.T) {
 	waitFor(t, tm, "0 of 2 labelled")
 	tm.Send(keyMsg("enter"))
 	waitFor(t, tm, "Timeline")
+	tm.Send(keyMsg("]"))
 	tm.Send(keyMsg("]"))
 	waitFor(t, tm, "▶ #2 bash")
 	tm.Send(keyMsg("w"))

@@ -50,6 +50,9 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmd = m.queueCmd(msg.gen, 0)
 		default:
 			m.queue.setWhole(msg.items, m.pol.blind)
+			if m.status == refreshingStatus {
+				m.status = "labels read again: the queue shows what the store holds now"
+			}
 		}
 		m.natural = msg.natural
 		m.resize(m.width, m.height)
@@ -77,10 +80,17 @@ func (m Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.trace.setLoaded(msg, m.cfg.Reviewer, m.pol.blind)
+		if !m.pol.blind {
+			// The trace's history is everyone's: the queue row takes the
+			// other reviewers' labels as this read found them.
+			_, others := splitHistory(msg.history, m.cfg.Reviewer)
+			m.applyOthers(msg.id, others)
+		}
 		return m, nil
 	case labelSavedMsg:
 		if msg.reloaded {
 			m.applyHistory(msg.traceID, msg.events)
+			m.applyOthers(msg.traceID, msg.others)
 		}
 		if msg.err != nil {
 			m.errText = msg.err.Error()
@@ -159,6 +169,8 @@ func (m Model) handleKeys(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 
 func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	m.errText = ""
+	// An esc that asked "quit?" holds for the next key only.
+	m.quitAsked, m.quitArmed = m.quitArmed, false
 	if m.modal != modalInput && m.modal != modalSwitch {
 		m.status = ""
 	}
@@ -191,6 +203,18 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, tea.Quit
 		case key.Matches(msg, m.keys.Help), key.Matches(msg, m.keys.Back):
 			m.modal = modalNone
+		case key.Matches(msg, m.keys.Down):
+			m.scrollHelp(1)
+		case key.Matches(msg, m.keys.Up):
+			m.scrollHelp(-1)
+		case key.Matches(msg, m.keys.HalfDown):
+			m.scrollHelp(max(1, m.height/2))
+		case key.Matches(msg, m.keys.HalfUp):
+			m.scrollHelp(-max(1, m.height/2))
+		case key.Matches(msg, m.keys.Top):
+			m.helpOff = 0
+		case key.Matches(msg, m.keys.Bottom):
+			m.scrollHelp(1 << 20)
 		}
 		return m, nil
 	}
@@ -199,10 +223,12 @@ func (m Model) handleKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.quitting = true
 		return m, tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.modal = modalHelp
+		m.modal, m.helpOff = modalHelp, 0
 		return m, nil
 	case key.Matches(msg, m.keys.Switch):
 		return m, m.openSwitcher()
+	case key.Matches(msg, m.keys.Refresh) && m.screen == screenQueue && m.queue.loaded && m.store != nil:
+		return m, m.refreshQueue()
 	case key.Matches(msg, m.keys.Mouse):
 		m.cfg.Mouse = !m.cfg.Mouse
 		if m.cfg.Mouse {
@@ -304,7 +330,7 @@ func (m *Model) stepTrace(d int) tea.Cmd {
 
 // openInput focuses the filter or search line with its current value.
 func (m *Model) openInput(mode inputMode, value string) tea.Cmd {
-	m.modal, m.inputOf = modalInput, mode
+	m.modal, m.inputOf, m.inputWas = modalInput, mode, value
 	m.input.SetValue(value)
 	m.input.CursorEnd()
 	switch mode {
@@ -327,6 +353,11 @@ func (m Model) handleInputKey(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		m.modal = modalNone
 		m.input.Blur()
 		switch m.inputOf {
+		case inputFilter:
+			// Esc cancels: the filter typed so far goes, the one before
+			// it comes back.
+			_ = m.queue.apply(m.inputWas, m.pol.blind)
+			m.status = "filter unchanged"
 		case inputSearch:
 			m.trace.search("")
 		case inputDocSearch:

@@ -193,6 +193,9 @@ func TestTraceBindings(t *testing.T) {
 		}},
 		{"F is only for the diff", []string{"F"}, func(t *testing.T, m Model, _ *fakeStore) { require.Equal(t, modalNone, m.modal) }},
 		{"] and [ move the timeline cursor by call", []string{"]"}, func(t *testing.T, m Model, _ *fakeStore) {
+			require.Equal(t, 0, m.trace.cur, "the first ] brings call #1 up (issue 29: it skipped it)")
+			require.Contains(t, m.View(), "▶ #1 read")
+			m = press(t, m, "]")
 			require.Equal(t, 3, m.trace.cur, "#1–#3 are one group")
 			require.Contains(t, m.View(), "▶ #4 http")
 			m = press(t, m, "]")
@@ -238,7 +241,8 @@ func TestTraceBindings(t *testing.T) {
 			require.Empty(t, m.queue.item(1).Primary)
 		}},
 		{"? help lists pane keys", []string{"tab", "?"}, func(t *testing.T, m Model, _ *fakeStore) {
-			require.Contains(t, m.View(), "next file")
+			w, _ := m.helpSize()
+			require.Contains(t, strings.Join(m.helpLines(w), "\n"), "next file")
 		}},
 		{"help on the timeline hides diff keys", []string{"?"}, func(t *testing.T, m Model, _ *fakeStore) {
 			require.NotContains(t, m.View(), "next file")

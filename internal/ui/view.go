@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -26,12 +27,7 @@ func (m Model) View() string {
 	top := m.screenOf(m.screen).View(m.session())
 	bodyTop, bodyH := m.lay.body(m.screen)
 	if box := m.modalBox(); box != "" {
-		lines := strings.Split(top, "\n")
-		over := strings.Split(lipgloss.Place(m.width, bodyH, lipgloss.Center, lipgloss.Center, box), "\n")
-		for i := 0; i < len(over) && bodyTop+i < len(lines); i++ {
-			lines[bodyTop+i] = over[i]
-		}
-		top = strings.Join(lines, "\n")
+		top = overlayBox(top, box, m.width, bodyTop, bodyH)
 	}
 	return top + "\n" + m.statusLine() + "\n" + m.footer()
 }
@@ -71,10 +67,7 @@ func (m Model) modalBox() string {
 		}
 		body = m.note.View()
 	case modalHelp:
-		title = "Keys"
-		body = helpGrid(m.st, m.FullHelp(), innerW)
-		legend := strings.Join(m.classLegend(), "  ")
-		body += "\n\n" + m.st.App.Muted.Render(lipgloss.NewStyle().Width(innerW).Render(legend))
+		return m.helpBox()
 	default:
 		return ""
 	}
@@ -95,4 +88,89 @@ func firstLine(s string) string {
 		l += " …"
 	}
 	return l
+}
+
+// helpSize is the help box's inner width and the lines its body shows:
+// the screen's whole width and the body's height, so the keys of a
+// narrow screen are laid out in columns and scroll rather than being cut
+// off below the screen's last line.
+func (m Model) helpSize() (innerW, rows int) {
+	box := m.st.Picker.Box
+	_, bodyH := m.lay.body(m.screen)
+	innerW = max(20, m.width-2) - box.GetHorizontalFrameSize()
+	// The title and the scroll note take a line each.
+	rows = max(1, bodyH-box.GetVerticalFrameSize()-2)
+	return innerW, rows
+}
+
+// helpLines are the help's lines at width w: the class legend first (the
+// labelling keys a reviewer needs most), then every key valid now.
+func (m Model) helpLines(w int) []string {
+	grid := strings.Split(helpGrid(m.st, m.FullHelp(), w), "\n")
+	if m.cfg.Reviewer == "" {
+		return grid // Read only: no class can be given, no legend.
+	}
+	legend := m.st.App.Muted.Render(lipgloss.NewStyle().Width(w).Render(strings.Join(m.classLegend(), "  ")))
+	lines := strings.Split(legend, "\n")
+	lines = append(lines, "")
+	return append(lines, grid...)
+}
+
+// helpBox draws the help, scrolled to helpOff, with a note saying what
+// is above or below.
+func (m Model) helpBox() string {
+	w, rows := m.helpSize()
+	lines := m.helpLines(w)
+	off := min(m.helpOff, max(0, len(lines)-rows))
+	shown := lines[off:min(len(lines), off+rows)]
+	note := ""
+	if len(lines) > rows {
+		note = fmt.Sprintf("lines %d–%d of %d · j/k scroll", off+1, off+len(shown), len(lines))
+	}
+	title := m.st.Picker.Title.Render("Keys")
+	body := strings.Join(shown, "\n") + "\n" + m.st.App.Muted.Render(note)
+	return m.st.Picker.Box.Width(w).Render(title + "\n" + body)
+}
+
+// scrollHelp moves the help by d lines, within its length.
+func (m *Model) scrollHelp(d int) {
+	w, rows := m.helpSize()
+	n := len(m.helpLines(w))
+	m.helpOff = max(0, min(m.helpOff+d, n-rows))
+}
+
+// overlayBox draws box centred over the body (bodyH lines from line
+// bodyTop) of screen, a w wide screen, and keeps what the box does not
+// cover: the diff beside a file list stays in sight (whole blank lines
+// replaced it).
+func overlayBox(screen, box string, w, bodyTop, bodyH int) string {
+	lines := strings.Split(screen, "\n")
+	over := strings.Split(box, "\n")
+	boxW := 0
+	for _, l := range over {
+		boxW = max(boxW, ansi.StringWidth(l))
+	}
+	// Centred as lipgloss.Place centres: the odd cell goes to the right.
+	gapX, gapY := max(0, w-boxW), max(0, bodyH-len(over))
+	x := gapX - int(math.Round(float64(gapX)*0.5))
+	y := gapY - int(math.Round(float64(gapY)*0.5))
+	const reset = "\x1b[m"
+	for i, ol := range over {
+		at := bodyTop + y + i
+		if at >= len(lines) || i >= bodyH {
+			break
+		}
+		under := lines[at]
+		left := ansi.Truncate(under, x, "")
+		left += strings.Repeat(" ", max(0, x-ansi.StringWidth(left)))
+		pad := strings.Repeat(" ", max(0, boxW-ansi.StringWidth(ol)))
+		right := ansi.TruncateLeft(under, x+boxW, "")
+		if strings.Contains(under, "\x1b") || strings.Contains(ol, "\x1b") {
+			// A style left open on either side must not bleed across.
+			lines[at] = left + reset + ol + pad + reset + right
+		} else {
+			lines[at] = left + ol + pad + right
+		}
+	}
+	return strings.Join(lines, "\n")
 }

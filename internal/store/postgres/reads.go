@@ -409,7 +409,7 @@ func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool, li
 	err := s.read(ctx, "read the review queue", func(tx pgx.Tx) error {
 		out = nil
 		cond, args := runCond(runID)
-		q := `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, ` + ruleCols + `
+		q := `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, t.n_tool_calls, ` + ruleCols + `
 			FROM traces t LEFT JOIN LATERAL (SELECT * FROM rule_verdicts r WHERE r.trace_id = t.id ORDER BY r.id DESC LIMIT 1) v ON true`
 		var where []string
 		if cond != "" {
@@ -437,7 +437,7 @@ func (s *DB) QueueRows(ctx context.Context, runID string, leftoversOnly bool, li
 			var r store.QueueRow
 			var trace *int64
 			var actor, taxV, rulesV, stmp, primary, sec, decision, reason, outc *string
-			if err := rows.Scan(&r.ID, &r.RunID, &r.TaskID, &r.Seed, &r.Model, &trace, &actor, &taxV, &rulesV, &stmp, &primary, &sec, &decision, &reason, &outc); err != nil {
+			if err := rows.Scan(&r.ID, &r.RunID, &r.TaskID, &r.Seed, &r.Model, &r.NToolCalls, &trace, &actor, &taxV, &rulesV, &stmp, &primary, &sec, &decision, &reason, &outc); err != nil {
 				return err
 			}
 			if trace != nil {

@@ -48,9 +48,9 @@ func queueRows(ctx context.Context, db querier, runID string, leftoversOnly bool
 	}
 	// Stores labelled before migration 0005 keep rule verdicts in
 	// label_events too; every other store skips looking there.
-	q := `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM traces t`
+	q := `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, t.n_tool_calls, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM traces t`
 	if legacy {
-		q = `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, r.primary_label, r.secondary, r.decision, r.reason, r.outcome, r.taxonomy_version, r.rules_version
+		q = `SELECT t.id, t.run_id, t.task_id, t.seed, t.model, t.n_tool_calls, r.primary_label, r.secondary, r.decision, r.reason, r.outcome, r.taxonomy_version, r.rules_version
 		FROM traces t LEFT JOIN label_events r
 		ON r.id = (SELECT max(e.id) FROM label_events e WHERE e.trace_id = t.id AND e.kind = 'rule')`
 	}
@@ -84,7 +84,7 @@ func queueRows(ctx context.Context, db querier, runID string, leftoversOnly bool
 	for rows.Next() {
 		var r QueueRow
 		var primary, sec, decision, reason, outcome, taxV, rulesV sql.NullString
-		if err := rows.Scan(&r.ID, &r.RunID, &r.TaskID, &r.Seed, &r.Model, &primary, &sec, &decision, &reason, &outcome, &taxV, &rulesV); err != nil {
+		if err := rows.Scan(&r.ID, &r.RunID, &r.TaskID, &r.Seed, &r.Model, &r.NToolCalls, &primary, &sec, &decision, &reason, &outcome, &taxV, &rulesV); err != nil {
 			return nil, mapErr(err)
 		}
 		if e := rules.get(r.ID); e != nil {
