@@ -57,6 +57,8 @@ var (
 	rspecFailed    = regexp.MustCompile(`^rspec (\./\S+:\d+)`)
 	scalatestFail  = regexp.MustCompile(`^(?:\[info\] )?- (.+) \*\*\* FAILED \*\*\*`)
 	collectErr     = regexp.MustCompile(`^(?:_+ )?ERROR collecting (\S+)`)
+	// pytest -v: "tests/a.py::test_x PASSED [ 50%]".
+	pytestVerbose = regexp.MustCompile(`^(\S+::\S+) (PASSED|FAILED|ERROR|XFAIL|XPASS|SKIPPED)\b`)
 )
 
 // runnerWords are substrings an output must hold for testSummary to find
@@ -102,7 +104,7 @@ func testSummary(out string) summaryScan {
 	if strings.Contains(out, "\x1b[") {
 		out = ansiSGR.ReplaceAllString(out, "")
 	}
-	var sumCargo, sumGo TestCounts
+	var sumCargo, sumGo, verbose TestCounts
 	cargo, goSeen := false, false
 	var goLine string
 	unittestN := -1
@@ -297,6 +299,21 @@ func testSummary(out string) summaryScan {
 				s.line, s.found = t, true
 			}
 		}
+		if strings.Contains(t, "::") {
+			if m := pytestVerbose.FindStringSubmatch(t); m != nil {
+				switch m[2] {
+				case "PASSED", "XPASS":
+					verbose.Passed++
+				case "FAILED":
+					verbose.Failed++
+					addFailing(m[1])
+				case "ERROR":
+					verbose.Errors++
+					addFailing(m[1])
+				}
+				continue
+			}
+		}
 		// Failing test ids.
 		switch {
 		case strings.HasPrefix(t, "FAILED ") || strings.HasPrefix(t, "ERROR "):
@@ -350,6 +367,14 @@ func testSummary(out string) summaryScan {
 		failing := s.counts.Failing
 		s.counts = sumCargo
 		s.counts.Failing = failing
+		s.found = true
+	}
+	if !s.found && verbose.Ran() {
+		// pytest -v cut before its summary line: its per-test lines.
+		failing := s.counts.Failing
+		s.counts = verbose
+		s.counts.Failing = failing
+		s.line = strconv.Itoa(verbose.Failed) + " failed, " + strconv.Itoa(verbose.Passed) + " passed (per-test lines; no summary)"
 		s.found = true
 	}
 	if goSeen && !s.found {

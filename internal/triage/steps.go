@@ -267,8 +267,14 @@ func readStep(c *ToolCall) Step {
 		}
 	case cmd == "" || cmd == c.Name && cls&toolShell == 0 && len(words) == 1:
 		// No command recorded (or only the tool's own name, as some
-		// harnesses title a call): nothing to read.
+		// harnesses title a call): the tool's name may be a program
+		// (a "pytest" tool), else there is nothing to read.
 		s.Kind = StepOther
+		if cls == 0 && name != "" {
+			if k, runner := progKind(name, name, nil, &shellCmd{}); k == StepTest || k == StepBuild || k == StepInstall {
+				s.Kind, s.Runner = k, runner
+			}
+		}
 	default:
 		segs, parsed = readShell(cmd, 0)
 		if !parsed {

@@ -70,6 +70,7 @@ func (m *Model) loadTraceCmd(id int64, gen int) tea.Cmd {
 			return fail("load trace", fmt.Errorf("trace %d not found", id))
 		}
 		msg.trace = tr
+		msg.steps = triage.ReadActivity(tr).Steps
 		actor := ""
 		if blind {
 			actor = reviewer

@@ -44,6 +44,11 @@ type doc struct {
 	hunks []int       // line index of each hunk header
 	tools map[int]int // tool call index → line of its header
 	calls []int       // line of each tool call group's header, ascending
+	// failing are the headers of the calls whose check failed, errored,
+	// did not run or timed out (DESIGN §8), ascending: } and { for them.
+	failing []int
+	// steps is the trace's reading, a step a tool call (nil: not read).
+	steps []triage.Step
 	evs   []int       // line index of each selectable evidence line
 	empty string      // shown when lines is empty
 	// view, when set, is a diffview renderer that owns the rows (syntax
@@ -160,8 +165,8 @@ func allFolded(int) bool { return false }
 // shown whole. cache, when set, keeps unfolded outputs' lines for the
 // next build; buf, when big enough, is reused for the lines (a rebuild
 // then allocates nothing the size of a 10 MB output).
-func buildTimeline(tr *triage.Trace, unfolded func(tool int) bool, cache blockCache, buf ...[]docLine) doc {
-	d := doc{tools: map[int]int{}, empty: "No messages, tool calls or answer recorded."}
+func buildTimeline(tr *triage.Trace, steps []triage.Step, unfolded func(tool int) bool, cache blockCache, buf ...[]docLine) doc {
+	d := doc{tools: map[int]int{}, empty: "No messages, tool calls or answer recorded.", steps: steps}
 	// Size the lines once for the cached outputs: growing a 240,000-line
 	// document by appends copies it over and over.
 	n := 64 + 4*len(tr.ToolCalls)
@@ -267,6 +272,15 @@ func (d *doc) addCallGroup(tr *triage.Trace, i int, unfolded func(tool int) bool
 	d.tools[i] = len(d.lines)
 	d.calls = append(d.calls, len(d.lines))
 	hdr := fmt.Sprintf("#%d %s %s", i+1, c.Name, compactArgs(c.Args))
+	if i < len(d.steps) {
+		// The step's kind and result lead the row, as triage steps prints
+		// them: what the call did and how it ended, before its arguments.
+		st := &d.steps[i]
+		hdr = fmt.Sprintf("#%d %s · %s  %s %s", i+1, st.Kind, st.Result, c.Name, compactArgs(c.Args))
+		if failingCheck(st) {
+			d.failing = append(d.failing, len(d.lines))
+		}
+	}
 	if c.WallS != nil {
 		hdr += fmt.Sprintf("  (%.1fs)", *c.WallS)
 	}
@@ -284,6 +298,19 @@ func (d *doc) addCallGroup(tr *triage.Trace, i int, unfolded func(tool int) bool
 		d.addCachedBlock(cache, lkText, c.Output, unfolded(i), i)
 	}
 	return j
+}
+
+// failingCheck: a check that did not pass (a test or run that failed,
+// errored, never ran or was killed), or a build that errored.
+func failingCheck(st *triage.Step) bool {
+	switch st.Kind {
+	case triage.StepTest, triage.StepRun, triage.StepBuild:
+		switch st.Result {
+		case triage.ResultFailed, triage.ResultError, triage.ResultNotRun, triage.ResultTimeout:
+			return true
+		}
+	}
+	return false
 }
 
 // sameCall reports whether two calls repeat each other: same tool, same

@@ -55,6 +55,10 @@ type KeyMap struct {
 	Files     key.Binding
 	NextCall  key.Binding
 	PrevCall  key.Binding
+	// NextFail and PrevFail go to the next or previous check that did not
+	// pass: a test or run that failed, errored, never ran or timed out.
+	NextFail key.Binding
+	PrevFail key.Binding
 	Fold      key.Binding
 	FoldAll   key.Binding
 	Jump      key.Binding
@@ -144,6 +148,8 @@ func DefaultKeyMap() KeyMap {
 		Files:        b([]string{"F"}, "F", "file list"),
 		NextCall:     b([]string{"]"}, "]", "next tool call"),
 		PrevCall:     b([]string{"["}, "[", "prev tool call"),
+		NextFail:     b([]string{"}"}, "}", "next failing check"),
+		PrevFail:     b([]string{"{"}, "{", "prev failing check"),
 		Fold:         b([]string{"z"}, "z", "fold/unfold this call"),
 		FoldAll:      b([]string{"Z"}, "Z", "fold/unfold all"),
 		Jump:         b([]string{"enter"}, "enter", "jump to evidence"),
@@ -192,7 +198,7 @@ func (km *KeyMap) bindings() map[string]*key.Binding {
 		"search": &km.Search, "next_match": &km.NextMatch, "prev_match": &km.PrevMatch,
 		"next_file": &km.NextFile, "prev_file": &km.PrevFile,
 		"next_hunk": &km.NextHunk, "prev_hunk": &km.PrevHunk,
-		"files": &km.Files, "next_call": &km.NextCall, "prev_call": &km.PrevCall,
+		"files": &km.Files, "next_call": &km.NextCall, "prev_call": &km.PrevCall, "next_failing": &km.NextFail, "prev_failing": &km.PrevFail,
 		"fold": &km.Fold, "fold_all": &km.FoldAll, "jump": &km.Jump,
 		"wrap": &km.Wrap, "scroll_left": &km.Left, "scroll_right": &km.Right,
 		"picker": &km.Picker, "more_classes": &km.MoreClasses, "class_number": &km.Digits, "tags": &km.Tags, "note": &km.Note,

@@ -44,6 +44,9 @@ type traceLoadedMsg struct {
 	verdict *triage.Verdict
 	tctx    TraceContext
 	history []triage.LabelEvent // everyone's, or only the reviewer's when blind
+	// steps is the trace's reading (DESIGN §8), made in the command: a
+	// trace of 10,000 calls takes a while to read, and never in Update.
+	steps []triage.Step
 	// err is set when the load failed; like the rest it is dropped when
 	// stale, so an old trace's failure never shows on a new one.
 	err error

@@ -116,6 +116,14 @@ func (v *traceView) handleKey(msg tea.KeyMsg, km *KeyMap) Action {
 		if !v.stepCall(-1) {
 			return Action{status: "first tool call"}
 		}
+	case v.tab == tabTimeline && key.Matches(msg, km.NextFail):
+		if !v.stepFailing(1) {
+			return Action{status: v.failingStatus("no failing check after this call")}
+		}
+	case v.tab == tabTimeline && key.Matches(msg, km.PrevFail):
+		if !v.stepFailing(-1) {
+			return Action{status: v.failingStatus("no failing check before this call")}
+		}
 	case v.tab == tabTimeline && key.Matches(msg, km.Fold):
 		v.toggleFold(false)
 	case v.tab == tabTimeline && key.Matches(msg, km.FoldAll):

@@ -22,7 +22,7 @@ func TestTimelineGroupsCallsAsTheRulesDo(t *testing.T) {
 		call(`{"path":"a","n":1}`), call(`{"n":1,"path":"a"}`), call(`{ "path" : "a", "n" : 1 }`), call(`{"path":"b","n":1}`),
 	}}
 	var text []string
-	for _, l := range buildTimeline(tr, allFolded, nil).lines {
+	for _, l := range buildTimeline(tr, nil, allFolded, nil).lines {
 		text = append(text, l.text)
 	}
 	all := strings.Join(text, "\n")

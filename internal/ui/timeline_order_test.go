@@ -32,7 +32,7 @@ func TestTimelineInOrderOfTheRun(t *testing.T) {
 		},
 		HasToolLog: true,
 	}
-	d := buildTimeline(tr, allFolded, nil)
+	d := buildTimeline(tr, nil, allFolded, nil)
 	var got []string
 	for _, l := range d.lines {
 		got = append(got, l.text)
@@ -52,7 +52,7 @@ func TestTimelineInOrderOfTheRun(t *testing.T) {
 	for i := range tr.Messages {
 		tr.Messages[i].At = nil
 	}
-	old := buildTimeline(tr, allFolded, nil)
+	old := buildTimeline(tr, nil, allFolded, nil)
 	require.Equal(t, "Messages (4)", old.lines[0].text, "without places: messages, then calls")
 	require.True(t, strings.HasPrefix(old.lines[10].text, "#1 bash"), old.lines[10].text)
 }

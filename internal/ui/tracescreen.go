@@ -121,6 +121,9 @@ func (v *traceScreen) FullHelp(s *session) [][]key.Binding {
 		if len(v.doc().calls) > 0 {
 			pane = append(pane, km.NextCall, km.PrevCall, km.Fold)
 		}
+		if len(v.doc().failing) > 0 {
+			pane = append(pane, km.NextFail, km.PrevFail)
+		}
 		pane = append(pane, km.FoldAll)
 	case tabEvidence:
 		if len(v.doc().evs) > 0 {

@@ -31,6 +31,8 @@ type traceView struct {
 	id      int64
 	loaded  bool
 	trace   *triage.Trace
+	// steps is the trace's reading, loaded with it (DESIGN §8).
+	steps []triage.Step
 	verdict *triage.Verdict
 	tctx    TraceContext
 	others  []triage.LabelEvent
@@ -111,7 +113,7 @@ func (v *traceView) open(id int64) {
 // setLoaded builds every tab's document for a loaded trace.
 func (v *traceView) setLoaded(msg traceLoadedMsg, reviewer string, blind bool) {
 	v.loaded = true
-	v.trace, v.tctx = msg.trace, msg.tctx
+	v.trace, v.tctx, v.steps = msg.trace, msg.tctx, msg.steps
 	v.blocks, v.heights, v.spare = blockCache{}, nil, nil
 	if !blind {
 		v.verdict = msg.verdict
@@ -129,7 +131,7 @@ func (v *traceView) setLoaded(msg traceLoadedMsg, reviewer string, blind bool) {
 			}
 		}
 	}
-	v.docs[tabTimeline] = buildTimeline(v.trace, v.isUnfolded, v.blocks)
+	v.docs[tabTimeline] = buildTimeline(v.trace, v.steps, v.isUnfolded, v.blocks)
 	if tl := &v.docs[tabTimeline]; v.cur < 0 && len(tl.calls) > 0 {
 		v.cur = tl.lines[tl.calls[0]].tool
 		v.curParked = tl.calls[0] > v.offset[tabTimeline]
@@ -205,7 +207,7 @@ func (v *traceView) toggleFold(all bool) {
 	v.heights = nil
 	// The old document's lines become the next build's buffer.
 	old := v.docs[tabTimeline].lines
-	v.docs[tabTimeline] = buildTimeline(v.trace, v.isUnfolded, v.blocks, v.spare)
+	v.docs[tabTimeline] = buildTimeline(v.trace, v.steps, v.isUnfolded, v.blocks, v.spare)
 	v.spare = old
 	if l, ok := v.docs[tabTimeline].tools[anchor]; ok {
 		v.offset[tabTimeline], v.sub[tabTimeline] = max(0, l-max(0, line)), 0
@@ -234,9 +236,26 @@ func (v *traceView) callAtTop() int {
 
 // stepCall moves the timeline's cursor to the next (d=1) or previous
 // tool call and puts its header on top; it reports whether it moved.
-func (v *traceView) stepCall(d int) bool {
+func (v *traceView) stepCall(d int) bool { return v.stepAmong(v.docs[tabTimeline].calls, d) }
+
+// stepFailing moves to the next (d=1) or previous call whose check did
+// not pass (DESIGN §8: failed, errored, never ran, timed out).
+func (v *traceView) stepFailing(d int) bool { return v.stepAmong(v.docs[tabTimeline].failing, d) }
+
+// failingStatus says why } or { did not move: nothing failed at all, or
+// nothing more in that direction.
+func (v *traceView) failingStatus(more string) string {
+	if len(v.docs[tabTimeline].failing) == 0 {
+		return "no check failed in this trace"
+	}
+	return more
+}
+
+// stepAmong moves the cursor to the next or previous header of headers
+// (lines of the timeline, ascending) from the cursor's call.
+func (v *traceView) stepAmong(headers []int, d int) bool {
 	doc := &v.docs[tabTimeline]
-	if len(doc.calls) == 0 {
+	if len(headers) == 0 {
 		return false
 	}
 	ref := -1
@@ -250,21 +269,21 @@ func (v *traceView) stepCall(d int) bool {
 	parked := v.curParked
 	v.curParked = false
 	var next int
-	if d > 0 && parked && ref > v.offset[tabTimeline] {
+	if i, found := sort.Find(len(headers), func(i int) int { return ref - headers[i] }); d > 0 && parked && ref > v.offset[tabTimeline] && found {
 		// The first ] of a trace opened on its messages: call #1, not #2.
-		next = ref
+		next = headers[i]
 	} else if d > 0 {
-		i := sort.SearchInts(doc.calls, ref+1)
-		if i >= len(doc.calls) {
+		i := sort.SearchInts(headers, ref+1)
+		if i >= len(headers) {
 			return false
 		}
-		next = doc.calls[i]
+		next = headers[i]
 	} else {
-		i := sort.SearchInts(doc.calls, ref)
+		i := sort.SearchInts(headers, ref)
 		if i == 0 {
 			return false
 		}
-		next = doc.calls[i-1]
+		next = headers[i-1]
 	}
 	v.cur = doc.lines[next].tool
 	v.offset[tabTimeline], v.sub[tabTimeline] = next, 0

@@ -74,7 +74,7 @@ func TestTimelineCursorAndFolds(t *testing.T) {
 	m = press(t, m, "]", "]", "]")
 	require.Equal(t, 3, m.trace.cur)
 	require.Equal(t, min(m.trace.doc().tools[3], len(m.trace.doc().lines)-m.trace.height), m.trace.offset[tabTimeline], "the call's header is on top, or as high as the end allows")
-	require.Contains(t, m.View(), "▶ #4 bash")
+	require.Contains(t, m.View(), "▶ #4 ")
 	m = press(t, m, "z")
 	require.True(t, m.trace.flip[3])
 	all := strings.Join(texts(m.trace.doc()), "\n")
@@ -277,7 +277,7 @@ func TestTrajectoryFlow(t *testing.T) {
 	waitFor(t, tm, "Timeline")
 	tm.Send(keyMsg("]"))
 	tm.Send(keyMsg("]"))
-	waitFor(t, tm, "▶ #2 bash")
+	waitFor(t, tm, "▶ #2 other · none  bash")
 	tm.Send(keyMsg("w"))
 	waitFor(t, tm, "THE-END")
 	tm.Send(keyMsg("Z"))
@@ -287,4 +287,41 @@ func TestTrajectoryFlow(t *testing.T) {
 	require.True(t, final.trace.wrap)
 	require.True(t, final.trace.unfolded)
 	require.Equal(t, 1, final.trace.cur)
+}
+
+// TestStepMarksAndFailingChecks: each call's row leads with its step's
+// kind and result (DESIGN §8), and } / { go to the next and previous
+// check that did not pass, skipping the calls that did.
+func TestStepMarksAndFailingChecks(t *testing.T) {
+	t.Parallel()
+	sh := func(cmd, out string, exit int) triage.ToolCall {
+		return triage.ToolCall{Name: "bash", Args: json.RawMessage(`{"command":"` + cmd + `"}`), Output: out, ExitCode: &exit}
+	}
+	tr := &triage.Trace{RunID: "r", TaskID: "T1", HasToolLog: true, ToolCalls: []triage.ToolCall{
+		sh("ls", "a.py", 0),
+		sh("pytest -q", "1 failed, 2 passed in 0.1s", 1),
+		sh("cat a.py", "x = 1", 0),
+		sh("pytest -q", "bash: pytest: command not found", 127),
+		sh("pytest -q", "3 passed in 0.1s", 0),
+	}}
+	steps := triage.ReadActivity(tr).Steps
+	d := buildTimeline(tr, steps, allFolded, nil)
+	require.Equal(t, "#2 test · failed  bash {\"command\":\"pytest -q\"}", d.lines[d.calls[1]].text)
+	require.Equal(t, []int{d.calls[1], d.calls[3]}, d.failing, "the failed run and the runner that never started")
+
+	v := traceView{cur: 0, height: 40, width: 120}
+	v.docs[tabTimeline] = d
+	require.True(t, v.stepFailing(1))
+	require.Equal(t, 1, v.cur)
+	require.True(t, v.stepFailing(1))
+	require.Equal(t, 3, v.cur, "past the passing read")
+	require.False(t, v.stepFailing(1), "nothing failed after #4")
+	require.Equal(t, "no failing check after this call", v.failingStatus("no failing check after this call"))
+	require.True(t, v.stepFailing(-1))
+	require.Equal(t, 1, v.cur)
+
+	none := traceView{cur: 0}
+	none.docs[tabTimeline] = buildTimeline(&triage.Trace{ToolCalls: tr.ToolCalls[:1]}, steps[:1], allFolded, nil)
+	require.False(t, none.stepFailing(1))
+	require.Equal(t, "no check failed in this trace", none.failingStatus("x"))
 }

@@ -194,10 +194,10 @@ func TestTraceBindings(t *testing.T) {
 		{"F is only for the diff", []string{"F"}, func(t *testing.T, m Model, _ *fakeStore) { require.Equal(t, modalNone, m.modal) }},
 		{"] and [ move the timeline cursor by call", []string{"]"}, func(t *testing.T, m Model, _ *fakeStore) {
 			require.Equal(t, 0, m.trace.cur, "the first ] brings call #1 up (issue 29: it skipped it)")
-			require.Contains(t, m.View(), "▶ #1 read")
+			require.Contains(t, m.View(), "▶ #1 read · none  read")
 			m = press(t, m, "]")
 			require.Equal(t, 3, m.trace.cur, "#1–#3 are one group")
-			require.Contains(t, m.View(), "▶ #4 http")
+			require.Contains(t, m.View(), "▶ #4 other · none  http")
 			m = press(t, m, "]")
 			require.Contains(t, m.status, "last tool call")
 			m = press(t, m, "[")
@@ -398,7 +398,7 @@ func TestJumpTargetIsMarked(t *testing.T) {
 	t.Parallel()
 	m := started(t, newFake(2), testConfig(), 100, 30)
 	m = press(t, m, "enter", "shift+tab", "shift+tab", "j", "enter")
-	require.Contains(t, m.View(), "▶ #4 http")
+	require.Contains(t, m.View(), "▶ #4 other · none  http")
 }
 
 // TestHistoryKeepsOnlyTheHumanLabel checks a review folds the reviewer's
