@@ -49,8 +49,10 @@ the current taxonomy and rules version. Verdicts under older versions are kept.`
 // run's pack is loaded when its first pending row arrives, so a run with
 // nothing to label (whose pack may have moved since) is never read.
 type labeller struct {
-	db   store.Store
-	tax  *triage.Taxonomy
+	db  store.Store
+	tax *triage.Taxonomy
+	// base is the taxonomy compiled once for every run and task.
+	base *rules.Base
 	pk   packs
 	held map[int64]bool
 	runs map[string]*runRules
@@ -63,7 +65,6 @@ type runRules struct {
 	loaded   bool // the pack was asked for: some row of the run was labelled
 	pack     *triage.Pack
 	err      error
-	byTask   sync.Map // task id → *rules.Compiled
 }
 
 // loadPack loads the run's pack once; two batches may be labelled at once.
@@ -72,12 +73,44 @@ func (rr *runRules) loadPack(p *packs) error {
 	return rr.err
 }
 
-func (rr *runRules) compiled(tax *triage.Taxonomy, task string) *rules.Compiled {
-	if c, ok := rr.byTask.Load(task); ok {
-		return c.(*rules.Compiled)
+// batchTasks compiles the tasks one batch of rows needs, each once, and is
+// dropped with the batch: a store of a million tasks holds at most a
+// batch's worth of compiled allowlists at a time, and a trace whose task
+// has no pack entry shares the base's one no-task state.
+type batchTasks struct {
+	base *rules.Base
+	mu   sync.Mutex
+	m    map[*triage.Task]*rules.Compiled
+}
+
+func newBatchTasks(base *rules.Base) *batchTasks {
+	return &batchTasks{base: base}
+}
+
+// forTask returns the compiled state of task id in pack pk (nil: no pack).
+func (b *batchTasks) forTask(pk *triage.Pack, id string) *rules.Compiled {
+	t := pk.Task(id)
+	if t == nil {
+		return b.base.ForTask(nil)
 	}
-	c := rules.Compile(tax, rr.pack.Task(task))
-	rr.byTask.Store(task, c)
+	b.mu.Lock()
+	c, ok := b.m[t]
+	b.mu.Unlock()
+	if ok {
+		return c
+	}
+	// Compiled outside the lock, so the other worker is not held up by a
+	// long allowlist; if both compile one task, one result is kept.
+	c = b.base.ForTask(t)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if old, ok := b.m[t]; ok {
+		return old
+	}
+	if b.m == nil {
+		b.m = map[*triage.Task]*rules.Compiled{}
+	}
+	b.m[t] = c
 	return c
 }
 
@@ -119,6 +152,7 @@ func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
 	}
 	events := make([]triage.LabelEvent, len(rows))
 	errs := make([]error, len(rows))
+	tasks := newBatchTasks(l.base)
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -137,7 +171,7 @@ func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
 				if l.held[r.ID] {
 					opts = append(opts, rules.HeldOut)
 				}
-				v := rr.compiled(l.tax, tr.TaskID).Classify(rr.budgets, tr, opts...)
+				v := tasks.forTask(rr.pack, tr.TaskID).Classify(rr.budgets, tr, opts...)
 				events[i] = triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
 					Primary: v.Primary, Secondary: v.Secondary, TaxonomyVersion: v.TaxonomyVersion, Verdict: &v}
 			}
@@ -169,8 +203,9 @@ func (a *app) runRules(ctx context.Context, run, packDir string, verbose bool) e
 	var l *labeller
 	var n int
 	start := time.Now()
+	base := rules.CompileTaxonomy(tax)
 	for try := 0; ; try++ {
-		l = &labeller{db: db, tax: tax, pk: packs{override: packDir}, held: held}
+		l = &labeller{db: db, tax: tax, base: base, pk: packs{override: packDir}, held: held}
 		if err := l.prepare(ctx); err != nil {
 			return err
 		}
