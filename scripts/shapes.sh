@@ -15,8 +15,8 @@
 #   nightly    2,000 runs × 50 tasks (a nightly suite over months)
 #   wide       one run, a task a row (a large benchmark, one attempt each; 100k only)
 # Per shape and size: import, rules run, report --json, clusters --json,
-# traces --json, import --rules (one pass), DuckDB's one pass and the seed's
-# script; the summary gives each step's wall, CPU and peak RSS, each shape's
+# traces --json, the review screen at 100k (tmux; BENCH_TUI=0 skips it),
+# import --rules (one pass), DuckDB's one pass and the seed's script; the summary gives each step's wall, CPU and peak RSS, each shape's
 # rules run against the fastest shape's, the one pass against DuckDB and
 # import + rules against the seed's script, and the peak RSS of every
 # command against 128 MiB. bench.sh runs it too (BENCH_SHAPES=0 skips it).
@@ -85,6 +85,13 @@ for n in "${SIZES[@]}"; do
 			measure "${p}_report" "$bin" --db "$db" report --json
 			measure "${p}_clusters" "$bin" --db "$db" clusters --json
 			measure "${p}_traces" "$bin" --db "$db" traces --json
+			# The review screen on the labelled store (scripts/lib.sh's
+			# tui): first frame, the queue, a trace opened, next-trace keys.
+			if [[ $sz == 100k && ${BENCH_TUI:-1} != 0 ]]; then
+				keep=$TRIAGE
+				TRIAGE=$bin tui "${p}_tui" "$db"
+				TRIAGE=$keep
+			fi
 			fresh "$db"
 			measure "${p}_onepass" "$bin" --db "$db" import --rules "$f"
 			fresh "$db"
@@ -124,6 +131,13 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b > 0) printf "%.2f", a 
 					line+=$(printf ' %-19s' "$(get "${p}_$s" 2)/$(cpu "${p}_$s")/$(get "${p}_$s" 5)")
 				done
 				echo "$line"
+			done
+			for sh in "${SHAPES[@]}"; do
+				read -r name _ _ <<<"$sh"
+				p=${tag}_${name}_${sz}
+				[[ -n $(get "${p}_tui_first" 2) ]] || continue
+				printf '  %-9s review: first frame %s s, first page %s s, queue %s s (%s MiB), a trace opened %s s, next trace %s s\n' "$name" \
+					"$(get "${p}_tui_first" 2)" "$(get "${p}_tui_page" 2)" "$(get "${p}_tui_queue" 2)" "$(get "${p}_tui_queue" 5)" "$(get "${p}_tui_open" 2)" "$(get "${p}_tui_next" 2)"
 			done
 			echo "  targets:"
 			for sh in "${SHAPES[@]}"; do
