@@ -87,6 +87,7 @@ func (t *Tally) Len() int { return t.n }
 // PASS_* label on it counts as SCORER_RED, and LEAKED is counted among
 // its secondary tags even when its label forgot it.
 func (t *Tally) Add(r *TraceRow) {
+	t.split(r)
 	t.n++
 	solved := r.Solved()
 	primary := t.str(r.CountedPrimary())
@@ -125,10 +126,10 @@ func (t *Tally) Add(r *TraceRow) {
 	t.runs[t.str(r.RunID)] = struct{}{}
 	t.cost.add(r, solved)
 	t.grid.add(t, r, primary, solved)
-	t.group(t.byModel, r.Model).add(t, r, primary, solved)
-	t.group(t.byAgent, r.Agent).add(t, r, primary, solved)
-	t.group(t.byPrompt, r.PromptID).add(t, r, primary, solved)
-	t.group(t.byRun, r.RunID).add(t, r, primary, solved)
+	t.exclusive(t.byModel, r.Model).add(t, r, primary, solved)
+	t.exclusive(t.byAgent, r.Agent).add(t, r, primary, solved)
+	t.exclusive(t.byPrompt, r.PromptID).add(t, r, primary, solved)
+	t.exclusive(t.byRun, r.RunID).add(t, r, primary, solved)
 	t.dash.add(t, r, primary, solved)
 }
 
@@ -138,6 +139,43 @@ func (t *Tally) str(s string) string {
 	}
 	t.intern[s] = s
 	return s
+}
+
+// split runs before the tally's own grid and cost take r: a breakdown
+// whose one group has had every row so far, and to which r brings a
+// second key, gives that group its own copy of them (see groupAcc.sole).
+func (t *Tally) split(r *TraceRow) {
+	kind := t.dash.kindOf(t, r.TaskID)
+	for _, b := range [...]struct {
+		m   map[string]*groupAcc
+		key string
+	}{{t.byModel, r.Model}, {t.byAgent, r.Agent}, {t.byPrompt, r.PromptID}, {t.byRun, r.RunID}, {t.dash.byRepo, kind[0]}, {t.dash.byTaskType, kind[1]}} {
+		if len(b.m) != 1 {
+			continue
+		}
+		key := b.key
+		if key == "" {
+			key = "(none)"
+		}
+		if _, ok := b.m[key]; ok {
+			continue
+		}
+		for _, g := range b.m {
+			g.own()
+		}
+	}
+}
+
+// exclusive is group for a breakdown that files every row under exactly
+// one key: its first group shares the tally's grid and cost until a
+// second key appears.
+func (t *Tally) exclusive(m map[string]*groupAcc, key string) *groupAcc {
+	first := len(m) == 0
+	g := t.group(m, key)
+	if first {
+		g.sole = t
+	}
+	return g
 }
 
 func (t *Tally) group(m map[string]*groupAcc, key string) *groupAcc {
@@ -323,6 +361,13 @@ type groupAcc struct {
 	n, contract, weak int
 	grid              gridAcc
 	cost              costAcc
+	// sole is the tally while the group is the only one of a breakdown
+	// that files every row under one key (model, agent, prompt, run,
+	// repository, task type): it has had every row, so its grid and cost
+	// are the tally's own, read from there instead of kept twice. On a
+	// store of one run, agent and prompt, five breakdowns held a copy of
+	// every task's counts and every wall time each. own ends it.
+	sole *Tally
 }
 
 func (g *groupAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
@@ -333,8 +378,40 @@ func (g *groupAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 	case triage.PassWeak:
 		g.weak++
 	}
+	if g.sole != nil {
+		return
+	}
 	g.grid.add(t, r, primary, solved)
 	g.cost.add(r, solved)
+}
+
+// own gives a sole group its own copy of the tally's grid counts and
+// cost, before the row that brings its breakdown a second key.
+func (g *groupAcc) own() {
+	t := g.sole
+	if t == nil {
+		return
+	}
+	g.grid = gridAcc{tasks: maps.Clone(t.grid.tasks), seeds: maps.Clone(t.grid.seeds)}
+	g.cost = t.cost
+	g.cost.walls = slices.Clone(t.cost.walls)
+	g.sole = nil
+}
+
+// gridOf is the group's grid: the tally's while the group is sole.
+func (g *groupAcc) gridOf() *gridAcc {
+	if g.sole != nil {
+		return &g.sole.grid
+	}
+	return &g.grid
+}
+
+// costOf is the group's cost: the tally's while the group is sole.
+func (g *groupAcc) costOf() *costAcc {
+	if g.sole != nil {
+		return &g.sole.cost
+	}
+	return &g.cost
 }
 
 // groups lists a breakdown sorted by key.
@@ -342,8 +419,8 @@ func groupsOf(m map[string]*groupAcc) []Group {
 	out := make([]Group, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		g := m[k]
-		gr := g.grid.build()
-		c := g.cost.summary()
+		gr := g.gridOf().build()
+		c := g.costOf().summary()
 		out = append(out, Group{
 			Key: k, Traces: g.n, Tasks: len(gr.Tasks), Solved: gr.Solved,
 			PassAt1: gr.PassAt1, PassHatK: gr.PassHatK,
