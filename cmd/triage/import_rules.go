@@ -26,7 +26,8 @@ func (a *app) newImportRules(ctx context.Context, db store.Store) (*importRules,
 	if err != nil {
 		return nil, err
 	}
-	l := &labeller{db: db, tax: tax, base: rules.CompileTaxonomy(tax)}
+	base := rules.CompileTaxonomy(tax)
+	l := &labeller{db: db, tax: tax, base: base, tasks: newTaskCache(base)}
 	if err := l.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -50,7 +51,6 @@ func (ir *importRules) run(id string) *runRules {
 // so that both give the same verdict.
 func (ir *importRules) label(batch []store.Added) ([]*triage.Verdict, error) {
 	out := make([]*triage.Verdict, len(batch))
-	tasks := newBatchTasks(ir.l.base)
 	for i, ad := range batch {
 		tr := ad.Trace
 		rr := ir.run(tr.RunID)
@@ -63,7 +63,7 @@ func (ir *importRules) label(batch []store.Added) ([]*triage.Verdict, error) {
 				return nil, fmt.Errorf("%s:%d: %w", ad.File, ad.Line, err)
 			}
 		}
-		v := tasks.forTask(rr.pack, tr.TaskID).Classify(rr.budgets, tr)
+		v := ir.l.tasks.forTask(rr.pack, tr.TaskID).Classify(rr.budgets, tr)
 		out[i] = &v
 	}
 	return out, nil

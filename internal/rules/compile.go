@@ -100,6 +100,40 @@ type Base struct {
 	// noTask is the one Compiled of every trace whose task is not in a
 	// pack, shared so that such traces cost nothing per task.
 	noTask *Compiled
+	// globs shares compiled allowlist globs between tasks by pattern:
+	// the tasks of a pack mostly repeat the same few ("src/**"), and a
+	// compiled glob is about 1.3 KB. Bounded by maxSharedGlobs; past it,
+	// a pattern is compiled for its task alone.
+	globMu sync.Mutex
+	globs  map[string]sharedGlob
+}
+
+type sharedGlob struct {
+	g   *pack.Glob
+	err error
+}
+
+// maxSharedGlobs bounds Base.globs (about 10 MB of compiled globs).
+const maxSharedGlobs = 1 << 13
+
+// glob compiles pattern once for every task that names it.
+func (b *Base) glob(pattern string) (*pack.Glob, error) {
+	b.globMu.Lock()
+	sg, ok := b.globs[pattern]
+	b.globMu.Unlock()
+	if ok {
+		return sg.g, sg.err
+	}
+	g, err := pack.CompileGlob(pattern)
+	b.globMu.Lock()
+	defer b.globMu.Unlock()
+	if b.globs == nil {
+		b.globs = map[string]sharedGlob{}
+	}
+	if len(b.globs) < maxSharedGlobs {
+		b.globs[pattern] = sharedGlob{g, err}
+	}
+	return g, err
 }
 
 var defaultTax = sync.OnceValue(DefaultTaxonomy)
@@ -144,9 +178,10 @@ func (b *Base) Taxonomy() *triage.Taxonomy { return b.ts.tax }
 
 // ForTask returns b prepared for one task (nil: the trace's task is not in
 // the pack, so rules that need it cannot be evaluated). A nil task costs
-// nothing: every such trace shares one Compiled. A task's allowlist,
-// sentinels and spec are compiled on each call, so keep the result as long
-// as the traces that need it (a batch), not for the whole store.
+// nothing: every such trace shares one Compiled. A task's spec and
+// sentinels are prepared on each call and its allowlist globs shared by
+// pattern; keep the result in a bounded cache, not one per task of the
+// store. Weight says how much it holds.
 func (b *Base) ForTask(task *triage.Task) *Compiled {
 	if task == nil {
 		return b.noTask
@@ -156,7 +191,7 @@ func (b *Base) ForTask(task *triage.Task) *Compiled {
 		g = strings.TrimPrefix(g, "./")
 		// Globs match in linear time, whatever the pattern: the
 		// backtracking matcher once took 46 s on three traces.
-		if cg, err := pack.CompileGlob(g); g != "" && err == nil {
+		if cg, err := b.glob(g); g != "" && err == nil {
 			c.allow = append(c.allow, cg)
 		} else {
 			c.badAllow = append(c.badAllow, g)
@@ -183,6 +218,17 @@ func (b *Base) ForTask(task *triage.Task) *Compiled {
 // CompileTaxonomy and call ForTask per task.
 func Compile(tax *triage.Taxonomy, task *triage.Task) *Compiled {
 	return CompileTaxonomy(tax).ForTask(task)
+}
+
+// Weight is how much c holds beyond what its Base shares, in units of
+// about a compiled glob or an API path: a cache of Compiled values bounds
+// the sum.
+func (c *Compiled) Weight() int {
+	n := 1 + len(c.allow) + len(c.badAllow) + len(c.sentinels)
+	if c.api != nil {
+		n += len(c.api.templates)
+	}
+	return n
 }
 
 // Taxonomy returns the taxonomy c classifies into.

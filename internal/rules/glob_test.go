@@ -61,3 +61,13 @@ func TestForTaskSharesTheTaxonomy(t *testing.T) {
 	require.Equal(t, []string{"["}, a.badAllow)
 	require.Zero(t, testing.AllocsPerRun(10, func() { base.ForTask(nil) }))
 }
+
+// The tasks of a pack share their allowlist's compiled globs by pattern.
+func TestForTaskSharesGlobsByPattern(t *testing.T) {
+	t.Parallel()
+	base := CompileTaxonomy(&triage.Taxonomy{Version: "t"})
+	a := base.ForTask(&triage.Task{ID: "a", Allowlist: []string{"src/**", "x/*.py"}})
+	b := base.ForTask(&triage.Task{ID: "b", Allowlist: []string{"./src/**"}})
+	require.Same(t, a.allow[0], b.allow[0])
+	require.Equal(t, 3, a.Weight())
+}
