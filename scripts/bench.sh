@@ -32,6 +32,10 @@
 #   BENCH_DUCKDB_DIR  where @duckdb/node-api is installed with npm (default
 #                 $XDG_CACHE_HOME/triage-bench/duckdb-VERSION, never inside
 #                 the repository).
+#   BENCH_SHAPES=0  skip scripts/shapes.sh (issue 27: the same rows spread
+#                 over one run, 2,000 runs and 100,000 tasks, at 100k and
+#                 1M, beside DuckDB and the seed's script; SHAPES_1M=0 and
+#                 BENCH_BASE=COMMIT are passed on).
 set -euo pipefail
 
 if [[ ! -f go.mod || ! -d cmd/triage ]]; then
@@ -56,35 +60,8 @@ source "$ROOT/scripts/lib.sh"
 build_ref
 
 # --- DuckDB (issue 21) -------------------------------------------------------
-# What a user would pick instead: DuckDB through its Node API reads the
-# same rows with read_json, applies the seed's rules in SQL and keeps the
-# tables in a DuckDB file (scripts/duckdb_seed.cjs). The package goes to a
-# cache folder outside the repository, installed once with npm.
-DUCKDB_VERSION=1.5.6-r.1
-DUCK=""
-if [[ ${BENCH_DUCKDB:-1} == 0 ]]; then
-	log "DuckDB: skipped (BENCH_DUCKDB=0)"
-elif ! command -v npm >/dev/null || ! command -v node >/dev/null; then
-	log "DuckDB: skipped, npm or node is missing (the comparison of issue 21 needs @duckdb/node-api from npm)"
-else
-	DUCK_DIR=${BENCH_DUCKDB_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/triage-bench/duckdb-$DUCKDB_VERSION}
-	if [[ ! -f $DUCK_DIR/node_modules/@duckdb/node-api/package.json ]]; then
-		log "DuckDB: npm install --prefix $DUCK_DIR @duckdb/node-api@$DUCKDB_VERSION"
-		mkdir -p "$DUCK_DIR"
-		npm install --prefix "$DUCK_DIR" --no-audit --no-fund --no-save "@duckdb/node-api@$DUCKDB_VERSION" >&2 ||
-			log "DuckDB: skipped, npm install failed"
-	fi
-	if [[ -f $DUCK_DIR/node_modules/@duckdb/node-api/package.json ]]; then
-		DUCK=$DUCK_DIR/node_modules
-	fi
-fi
-# duck NAME ROWS: one DuckDB run under measure, on a fresh DuckDB file.
-duck() {
-	local db=$OUT/db/$1.duckdb
-	rm -f "$db" "$db.wal"
-	measure "$1" env DUCKDB_NODE_MODULES="$DUCK" node "$ROOT/scripts/duckdb_seed.cjs" "$2" "$db"
-	rm -f "$db" "$db.wal"
-}
+# duck_setup and duck are in scripts/lib.sh (shapes.sh uses them too).
+duck_setup
 
 # --- machine ----------------------------------------------------------------
 {
@@ -199,6 +176,13 @@ if [[ ${BENCH_GO:-1} != 0 ]]; then
 			echo "   FAILED, see $f" >&2
 		grep -E '^(Benchmark|ok|FAIL|PASS)' "$f" | grep -v '^PASS' >&2 || true
 	done
+fi
+
+# --- shapes (issue 27) ---------------------------------------------------------
+# The same rows spread over runs and tasks as teams accumulate them, in its
+# own summary (bench-out/shapes/summary.txt), appended to this one below.
+if [[ ${BENCH_SHAPES:-1} != 0 ]]; then
+	BENCH_REF=$REF "$ROOT/scripts/shapes.sh" >&2 || echo "   shapes.sh FAILED" >&2
 fi
 
 # --- summary ----------------------------------------------------------------
@@ -347,6 +331,7 @@ PY
 	done
 	printf '  LabelPending (trivial labeller) %s ns/trace\n' "$(gobench internal_store BenchmarkLabelPending ns/trace)"
 	echo
+	[[ ! -f $OUT/shapes/summary.txt || ${BENCH_SHAPES:-1} == 0 ]] || { echo "shapes (scripts/shapes.sh):"; cat "$OUT/shapes/summary.txt"; echo; }
 	echo "load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "profiles: $OUT/prof/{import,rules}-{top,cum}.txt   raw figures: $OUT/results.tsv"
 } | tee "$OUT/summary.txt"

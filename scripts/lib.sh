@@ -1,6 +1,6 @@
 # scripts/lib.sh: helpers shared by bench.sh and scale.sh. Source it after
 # setting ROOT, OUT (the output directory) and REF; it defines build_ref,
-# gen, measure, fresh, tui and log.
+# gen, measure, fresh, tui, log, duck_setup and duck.
 
 # build_ref exports the commit REF (HEAD by default; "worktree" for the
 # working tree as it is) into $OUT/src with git archive, so that other
@@ -130,4 +130,39 @@ tui() {
 		next_ms=$(printf '%s\n' "${nexts[@]}" | sort -n | sed -n 3p)
 	fi
 	printf '%s_next\t%s\t\t\t\t%s\t%s\n' "$name" "$(secs "$next_ms")" "$(ok "$next_ms")" "$load" | tee -a "$OUT/results.tsv" >&2
+}
+
+# duck_setup: what a user would pick instead of triage. DuckDB through its
+# Node API reads the same rows with read_json, applies the seed's rules in
+# SQL and keeps the tables in a DuckDB file (scripts/duckdb_seed.cjs). It
+# installs @duckdb/node-api once with npm into a cache folder outside the
+# repository and sets DUCK to its node_modules, or leaves DUCK empty with a
+# message (BENCH_DUCKDB=0, no npm or node, or a failed install).
+duck_setup() {
+	DUCKDB_VERSION=1.5.6-r.1
+	DUCK=""
+	if [[ ${BENCH_DUCKDB:-1} == 0 ]]; then
+		log "DuckDB: skipped (BENCH_DUCKDB=0)"
+	elif ! command -v npm >/dev/null || ! command -v node >/dev/null; then
+		log "DuckDB: skipped, npm or node is missing (the comparison of issue 21 needs @duckdb/node-api from npm)"
+	else
+		DUCK_DIR=${BENCH_DUCKDB_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/triage-bench/duckdb-$DUCKDB_VERSION}
+		if [[ ! -f $DUCK_DIR/node_modules/@duckdb/node-api/package.json ]]; then
+			log "DuckDB: npm install --prefix $DUCK_DIR @duckdb/node-api@$DUCKDB_VERSION"
+			mkdir -p "$DUCK_DIR"
+			npm install --prefix "$DUCK_DIR" --no-audit --no-fund --no-save "@duckdb/node-api@$DUCKDB_VERSION" >&2 ||
+				log "DuckDB: skipped, npm install failed"
+		fi
+		if [[ -f $DUCK_DIR/node_modules/@duckdb/node-api/package.json ]]; then
+			DUCK=$DUCK_DIR/node_modules
+		fi
+	fi
+}
+
+# duck NAME ROWS: one DuckDB run under measure, on a fresh DuckDB file.
+duck() {
+	local db=$OUT/db/$1.duckdb
+	rm -f "$db" "$db.wal"
+	measure "$1" env DUCKDB_NODE_MODULES="$DUCK" node "$ROOT/scripts/duckdb_seed.cjs" "$2" "$db"
+	rm -f "$db" "$db.wal"
 }

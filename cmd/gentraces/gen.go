@@ -22,9 +22,37 @@ var classes = []struct {
 	{"SCORER_RED", 150},
 }
 
-// nTasks is how many task IDs rows cycle through; (task_id, seed) is
-// unique per row.
+// nTasks is how many task IDs rows cycle through by default; (task_id,
+// seed) is unique per row.
 const nTasks = 200
+
+// shape is how rows spread over runs and tasks (issue 27: the cost of
+// triage must grow with the rows, not with how they spread). Rows fill
+// one run after another, as a nightly suite accumulates them; within a
+// run they cycle through the tasks, seed after seed, so (run_id, task_id,
+// seed) is unique per row.
+type shape struct {
+	// runs is how many runs the rows are split into (0: no run_id is
+	// written, so the import names the run).
+	runs int
+	// tasks is how many task ids each run cycles through.
+	tasks int
+	// perRun is how many rows each run holds.
+	perRun int
+}
+
+// newShape spreads n rows over runs runs (0: none named) of tasks tasks
+// (0: the default 200).
+func newShape(n, runs, tasks int) shape {
+	if tasks <= 0 {
+		tasks = nTasks
+	}
+	per := n
+	if runs > 0 {
+		per = (n + runs - 1) / runs
+	}
+	return shape{runs: runs, tasks: tasks, perRun: max(per, 1)}
+}
 
 var models = []string{"gpt-5.1", "sonnet-4-6", "gemini-3.1-pro"}
 
@@ -54,13 +82,14 @@ const (
 
 // generator makes rows from one random stream, so a seed fixes the file.
 type generator struct {
+	shape shape
 	r     *rand.Rand
 	cum   []int
 	total int
 }
 
-func newGenerator(seed uint64) *generator {
-	g := &generator{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+func newGenerator(seed uint64, sh shape) *generator {
+	g := &generator{shape: sh, r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 	for _, c := range classes {
 		g.total += c.weight
 		g.cum = append(g.cum, g.total)
@@ -82,10 +111,19 @@ func (g *generator) class() string {
 func (g *generator) appendRow(dst []byte, i int) []byte {
 	class := g.class()
 	r := g.r
-	dst = append(dst, `{"task_id":"T`...)
-	dst = appendPadded(dst, i%nTasks)
+	sh := g.shape
+	j := i
+	if sh.runs > 0 {
+		j = i % sh.perRun
+		dst = append(dst, `{"run_id":"R`...)
+		dst = appendPadded(dst, i/sh.perRun)
+		dst = append(dst, `","task_id":"T`...)
+	} else {
+		dst = append(dst, `{"task_id":"T`...)
+	}
+	dst = appendPadded(dst, j%sh.tasks)
 	dst = append(dst, `","seed":`...)
-	dst = strconv.AppendInt(dst, int64(i/nTasks), 10)
+	dst = strconv.AppendInt(dst, int64(j/sh.tasks), 10)
 	dst = append(dst, `,"model":"`...)
 	dst = append(dst, models[r.IntN(len(models))]...)
 	dst = append(dst, `","exit_code":`...)

@@ -4,6 +4,12 @@
 //
 //	go run ./cmd/gentraces -n 100000 -seed 1 > big.jsonl
 //	go run ./cmd/gentraces -n 1000000 -seed 1 -gz -o big.jsonl.gz
+//	go run ./cmd/gentraces -n 100000 -runs 2000 -tasks 50 > nightly.jsonl
+//
+// -runs and -tasks choose how the rows spread (by default one unnamed run
+// cycling through 200 tasks): -runs R writes a run_id and fills R runs one
+// after another, -tasks T cycles each run through T task ids, and seeds
+// count the rounds.
 //
 // Rows average about 640 bytes and eight tool calls, with a mix of every
 // failure class; about three in ten carry the seed's precomputed flags and
@@ -39,38 +45,44 @@ func run(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random seed; the same seed gives the same file")
 	gz := fs.Bool("gz", false, "gzip the output")
 	out := fs.String("o", "", "output file (default: standard output)")
+	runs := fs.Int("runs", 0, "split the rows into this many runs, each named by a run_id (0: no run_id)")
+	tasks := fs.Int("tasks", nTasks, "task ids each run cycles through")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *n < 0 {
 		return fmt.Errorf("-n %d: want a count ≥ 0", *n)
 	}
+	if *runs < 0 || *tasks < 1 {
+		return fmt.Errorf("-runs %d -tasks %d: want runs ≥ 0 and tasks ≥ 1", *runs, *tasks)
+	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
 	if *out == "" {
-		return write(stdout, *n, *seed, *gz)
+		return write(stdout, *n, *seed, newShape(*n, *runs, *tasks), *gz)
 	}
 	f, err := os.Create(*out)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := write(f, *n, *seed, *gz); err != nil {
+	if err := write(f, *n, *seed, newShape(*n, *runs, *tasks), *gz); err != nil {
 		return err
 	}
 	return f.Close()
 }
 
-// write streams n rows to w through a buffer, gzipped when asked.
-func write(w io.Writer, n int, seed uint64, gz bool) error {
+// write streams n rows of shape sh to w through a buffer, gzipped when
+// asked.
+func write(w io.Writer, n int, seed uint64, sh shape, gz bool) error {
 	var zw *gzip.Writer
 	if gz {
 		zw, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
 		w = zw
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	g := newGenerator(seed)
+	g := newGenerator(seed, sh)
 	row := make([]byte, 0, 4096)
 	for i := range n {
 		row = g.appendRow(row[:0], i)

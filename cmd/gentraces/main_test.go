@@ -149,3 +149,57 @@ func TestFlagErrors(t *testing.T) {
 		require.Empty(t, out.String())
 	}
 }
+
+// -runs and -tasks spread the rows as teams accumulate them (issue 27):
+// each run holds n/runs rows cycling through its tasks, every (run, task,
+// seed) once, and the class mix is the default file's, row for row.
+func TestShapes(t *testing.T) {
+	t.Parallel()
+	type key struct {
+		Run  string `json:"run_id"`
+		Task string `json:"task_id"`
+		Seed int    `json:"seed"`
+	}
+	read := func(b []byte) []key {
+		var out []key
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var k key
+			require.NoError(t, json.Unmarshal(sc.Bytes(), &k))
+			out = append(out, k)
+		}
+		return out
+	}
+	rows := read(generate(t, "-n", "1000", "-runs", "20", "-tasks", "5"))
+	require.Len(t, rows, 1000)
+	seen := map[key]bool{}
+	runs, tasks := map[string]int{}, map[string]bool{}
+	for _, k := range rows {
+		require.False(t, seen[k], "%v twice", k)
+		seen[k] = true
+		runs[k.Run]++
+		tasks[k.Task] = true
+	}
+	require.Len(t, runs, 20)
+	require.Len(t, tasks, 5)
+	require.Equal(t, 50, runs["R000"])
+	require.Equal(t, key{"R001", "T000", 0}, rows[50])
+	require.Equal(t, key{"R001", "T001", 1}, rows[56])
+
+	one := read(generate(t, "-n", "300", "-tasks", "300"))
+	require.Equal(t, key{"", "T299", 0}, one[299])
+	// Only the identity differs from the default file.
+	strip := func(b []byte) string {
+		var s strings.Builder
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if _, rest, ok := strings.Cut(line, `"model"`); ok {
+				s.WriteString(rest)
+			}
+		}
+		return s.String()
+	}
+	require.Equal(t, strip(generate(t, "-n", "300")), strip(generate(t, "-n", "300", "-runs", "7", "-tasks", "3")))
+	var out, errb bytes.Buffer
+	require.ErrorContains(t, run([]string{"-tasks", "0"}, &out, &errb), "want runs ≥ 0 and tasks ≥ 1")
+}

@@ -26,7 +26,8 @@ func (a *app) newImportRules(ctx context.Context, db store.Store) (*importRules,
 	if err != nil {
 		return nil, err
 	}
-	l := &labeller{db: db, tax: tax}
+	base := rules.CompileTaxonomy(tax)
+	l := &labeller{db: db, tax: tax, base: base, tasks: newTaskCache(base)}
 	if err := l.prepare(ctx); err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (ir *importRules) label(batch []store.Added) ([]*triage.Verdict, error) {
 				return nil, fmt.Errorf("%s:%d: %w", ad.File, ad.Line, err)
 			}
 		}
-		v := rr.compiled(ir.l.tax, tr.TaskID).Classify(rr.budgets, tr)
+		v := ir.l.tasks.forTask(rr.pack, tr.TaskID).Classify(rr.budgets, tr)
 		out[i] = &v
 	}
 	return out, nil

@@ -100,18 +100,32 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	}
 	defer im.Rollback()
 	im.Whole()
-	for _, s := range sums {
-		t, err := src.Trace(ctx, s.ID)
-		if err != nil {
-			return n, err
+	// The rows stream a batch at a time (a few queries a batch of 1,024;
+	// it was Trace and Row for each trace, so every body was read twice
+	// and each with its own query), in id order; sums is in key order.
+	byID := slices.Clone(sums)
+	slices.SortFunc(byID, func(a, b store.TraceSummary) int { return cmp.Compare(a.ID, b.ID) })
+	refs := make([]store.TraceRef, len(byID))
+	for i, s := range byID {
+		refs[i] = store.TraceRef{ID: s.ID, RunID: s.RunID}
+	}
+	next := 0
+	if err := src.EachRow(ctx, refs, func(row store.StoredRow) error {
+		for next < len(byID) && byID[next].ID != row.ID {
+			next++
 		}
-		row, raw, err := src.Row(ctx, s.ID)
+		if next == len(byID) {
+			return fmt.Errorf("trace %d: read out of order", row.ID)
+		}
+		s := byID[next]
+		row.Hash, row.Source = s.ContentHash, s.Source
+		t, err := src.Decode(row)
 		if err != nil {
-			return n, err
+			return err
 		}
 		var norm []byte
-		if !bytes.Equal(row, raw) {
-			norm = row
+		if row.Norm != nil && !bytes.Equal(row.Norm, row.Raw) {
+			norm = row.Norm
 		}
 		t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID = s.RunID, s.TaskID, s.Seed, s.Model, s.Agent, s.PromptID
 		t.ExitCode, t.Outcome, t.WallS, t.Tokens, t.CostUSD, t.Source, t.ContentHash = s.ExitCode, s.Outcome, s.WallS, s.Tokens, s.CostUSD, s.Source, s.ContentHash
@@ -119,11 +133,11 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 		// text field, which PostgreSQL cannot keep: the copy stops
 		// naming the trace and field (the import is rolled back whole).
 		if err := t.Validate(); err != nil {
-			return n, fmt.Errorf("trace %q (id %d): %w", t.Key(), s.ID, err)
+			return fmt.Errorf("trace %q (id %d): %w", t.Key(), s.ID, err)
 		}
-		if err := im.Add(ctx, t, norm, files[s.ImportID], 0); err != nil {
-			return n, err
-		}
+		return im.Add(ctx, t, norm, files[s.ImportID], 0)
+	}); err != nil {
+		return n, err
 	}
 	if err := src.EachReject(ctx, "", func(r store.Reject) error {
 		n.rejects++
@@ -147,11 +161,11 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	for _, s := range dsums {
 		idOf[s.Key()] = s.ID
 	}
-	sls, err := src.Slices(ctx)
+	stored, err := src.Slices(ctx)
 	if err != nil {
 		return n, err
 	}
-	for _, sl := range sls {
+	for _, sl := range stored {
 		full, err := src.Slice(ctx, sl.Name)
 		if err != nil {
 			return n, err
@@ -173,32 +187,44 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	if err != nil {
 		return n, err
 	}
-	var ids []int64
-	for id, st := range states {
-		if st.Rule != nil {
-			ids = append(ids, id)
-		}
-	}
-	verdicts, err := src.Verdicts(ctx, ids)
-	if err != nil {
-		return n, err
-	}
+	// The verdicts, with their evidence, a batch at a time: they were
+	// read all at once and written one rule_verdicts row each.
 	var events []triage.LabelEvent
-	for _, s := range sums {
-		st := states[s.ID]
-		v := verdicts[s.ID]
-		if st == nil || st.Rule == nil || v == nil {
+	var ids []int64
+	for lo := 0; lo < len(sums); lo += copyVerdictBatch {
+		part := sums[lo:min(lo+copyVerdictBatch, len(sums))]
+		ids = ids[:0]
+		for _, s := range part {
+			if st := states[s.ID]; st != nil && st.Rule != nil {
+				ids = append(ids, s.ID)
+			}
+		}
+		if len(ids) == 0 {
 			continue
 		}
-		to := idOf[s.Key()]
-		if h := have[to]; h != nil && h.Rule != nil && h.Rule.CreatedAt.Equal(st.Rule.CreatedAt) && h.Rule.Verdict.RulesVersion == v.RulesVersion && h.Rule.TaxonomyVersion == v.TaxonomyVersion {
-			continue // copied before
+		verdicts, err := src.Verdicts(ctx, ids)
+		if err != nil {
+			return n, err
 		}
-		events = append(events, triage.LabelEvent{TraceID: to, Actor: st.Rule.Actor, Kind: triage.KindRule, Primary: v.Primary,
-			Secondary: v.Secondary, TaxonomyVersion: v.TaxonomyVersion, Verdict: v, CreatedAt: st.Rule.CreatedAt})
-	}
-	if n.verdicts, err = dst.AppendLabels(ctx, events); err != nil {
-		return n, err
+		events = events[:0]
+		for _, s := range part {
+			st := states[s.ID]
+			v := verdicts[s.ID]
+			if st == nil || st.Rule == nil || v == nil {
+				continue
+			}
+			to := idOf[s.Key()]
+			if h := have[to]; h != nil && h.Rule != nil && h.Rule.CreatedAt.Equal(st.Rule.CreatedAt) && h.Rule.Verdict.RulesVersion == v.RulesVersion && h.Rule.TaxonomyVersion == v.TaxonomyVersion {
+				continue // copied before
+			}
+			events = append(events, triage.LabelEvent{TraceID: to, Actor: st.Rule.Actor, Kind: triage.KindRule, Primary: v.Primary,
+				Secondary: v.Secondary, TaxonomyVersion: v.TaxonomyVersion, Verdict: v, CreatedAt: st.Rule.CreatedAt})
+		}
+		k, err := dst.AppendLabels(ctx, events)
+		if err != nil {
+			return n, err
+		}
+		n.verdicts += k
 	}
 	if err := copyTrust(ctx, src, dst); err != nil {
 		return n, err
@@ -219,6 +245,10 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	n.events, err = dst.AppendLabels(ctx, events)
 	return n, err
 }
+
+// copyVerdictBatch is how many traces' verdicts store copy reads and
+// writes at once.
+const copyVerdictBatch = 4096
 
 func isFrozen(err error) bool { return errors.Is(err, store.ErrFrozen) }
 

@@ -3,6 +3,7 @@ package card
 import (
 	"bufio"
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -103,9 +104,75 @@ type jsonStream struct {
 	buf bytes.Buffer
 }
 
+// streamMin is the length from which a slice is written an element at a
+// time. Below it, marshalling it whole costs less than the calls.
+const streamMin = 16
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// custom reports whether values of t marshal themselves, so that only
+// encoding/json may write them.
+func custom(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
+		pt.Implements(marshalerType) || pt.Implements(textMarshalerType)
+}
+
+// plainStruct reports whether a struct's JSON is exactly what jsonFields
+// lists: no embedded fields and no tag options beyond omitempty.
+func plainStruct(t reflect.Type) bool {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Anonymous {
+			return false
+		}
+		if _, opts, _ := strings.Cut(f.Tag.Get("json"), ","); opts != "" && opts != "omitempty" {
+			return false
+		}
+	}
+	return true
+}
+
+// bigSlice reports whether v holds a slice streamMin long or longer,
+// itself or in one of its fields: what is worth writing in pieces.
+func bigSlice(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice:
+		return v.Len() >= streamMin && v.Type().Elem().Kind() != reflect.Uint8
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.Kind() == reflect.Slice && v.Type().Field(i).IsExported() && bigSlice(f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// value writes v, a big slice an element at a time and a struct holding
+// one a field at a time, so that no section of a report on a store of
+// 100,000 tasks (the heatmap, the grid, a breakdown by 2,000 runs) is
+// marshalled whole: those buffers were most of its peak memory.
 func (o *jsonStream) value(prefix string, v any) error {
 	if f, ok := v.(func(string) error); ok {
 		return f(prefix)
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() && !custom(rv.Type()) {
+		rv = rv.Elem()
+	}
+	if rv.IsValid() && !custom(rv.Type()) && bigSlice(rv) {
+		switch rv.Kind() {
+		case reflect.Slice:
+			return o.array(prefix, rv.Len(), func(i int) any { return rv.Index(i).Interface() })
+		case reflect.Struct:
+			if plainStruct(rv.Type()) {
+				return o.object(prefix, jsonFields(rv))
+			}
+		}
 	}
 	o.buf.Reset()
 	enc := json.NewEncoder(&o.buf)

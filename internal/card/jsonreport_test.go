@@ -29,9 +29,20 @@ func TestWriteJSONStreamsEncoderBytes(t *testing.T) {
 		r.Outcome = triage.Outcome([]string{"success", "failed", "", "weird"}[i%4])
 		big.Traces = append(big.Traces, r)
 	}
+	// Issue 27's shapes: a task a trace, and many runs, so that every
+	// section (the grid, the heatmap, the breakdowns) is written in pieces.
+	wide := seedMix()
+	wide.Traces = nil
+	for i := range 200 {
+		r := row(fmt.Sprintf("W%03d", i), 0, classes[i%len(classes)], i%2 == 0)
+		r.Model = fmt.Sprintf("m%d", i%3)
+		r.RunID = fmt.Sprintf("run%02d", i%40)
+		r.Leftover = i%7 == 0
+		wide.Traces = append(wide.Traces, r)
+	}
 	hostile := seedMix()
 	hostile.Controls.Scorer = "<b>&\u009b\u202e"
-	for name, in := range map[string]Input{"empty": {}, "mix": mix, "big": big, "hostile": hostile} {
+	for name, in := range map[string]Input{"empty": {}, "mix": mix, "big": big, "wide": wide, "hostile": hostile} {
 		r := Report(in)
 		var want bytes.Buffer
 		enc := json.NewEncoder(triage.InertJSON(&want))

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -40,4 +42,32 @@ func TestAbsurdAllowlistIsFast(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("three traces took more than 5 s against the allowlist")
 	}
+}
+
+// A taxonomy is compiled once for every task: each task's Compiled shares
+// the taxonomy's test globs, and every trace whose task is not in a pack
+// shares one Compiled, so classifying many tasks costs nothing per task
+// that the task's own pack entry does not need. Not parallel: AllocsPerRun.
+func TestForTaskSharesTheTaxonomy(t *testing.T) {
+	base := CompileTaxonomy(nil)
+	require.Same(t, base.ForTask(nil), base.ForTask(nil))
+	require.Same(t, base, CompileTaxonomy(nil), "the default taxonomy is compiled once a process")
+	a := base.ForTask(&triage.Task{ID: "a", Allowlist: []string{"src/**", "["}})
+	b := base.ForTask(&triage.Task{ID: "b"})
+	require.Same(t, a.taxState, b.taxState)
+	require.Same(t, a.taxState, base.ForTask(nil).taxState)
+	require.NotEmpty(t, a.testGlobs)
+	require.Len(t, a.allow, 1)
+	require.Equal(t, []string{"["}, a.badAllow)
+	require.Zero(t, testing.AllocsPerRun(10, func() { base.ForTask(nil) }))
+}
+
+// The tasks of a pack share their allowlist's compiled globs by pattern.
+func TestForTaskSharesGlobsByPattern(t *testing.T) {
+	t.Parallel()
+	base := CompileTaxonomy(&triage.Taxonomy{Version: "t"})
+	a := base.ForTask(&triage.Task{ID: "a", Allowlist: []string{"src/**", "x/*.py"}})
+	b := base.ForTask(&triage.Task{ID: "b", Allowlist: []string{"./src/**"}})
+	require.Same(t, a.allow[0], b.allow[0])
+	require.Equal(t, 3, a.Weight())
 }

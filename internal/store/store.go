@@ -115,6 +115,12 @@ type Traces interface {
 	// full verdict (nil when the rules have not run on it), in id order,
 	// a batch at a time: memory holds one batch, never the whole list.
 	EachTrace(ctx context.Context, refs []TraceRef, fn func(*triage.Trace, *triage.Verdict) error) error
+	// EachRow streams the stored rows of the given traces in id order, a
+	// batch at a time (a few queries a batch, not one a trace): ID and
+	// RunID as the refs give them, Raw the record as read and Norm its
+	// normalised copy (nil when the record is it). Hash and Source are
+	// left empty; the summary has them. store copy reads through it.
+	EachRow(ctx context.Context, refs []TraceRef, fn func(StoredRow) error) error
 }
 
 // TraceRef names a stored trace for EachTrace: its id and its run (which

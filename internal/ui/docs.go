@@ -49,8 +49,8 @@ type doc struct {
 	failing []int
 	// steps is the trace's reading, a step a tool call (nil: not read).
 	steps []triage.Step
-	evs   []int       // line index of each selectable evidence line
-	empty string      // shown when lines is empty
+	evs   []int  // line index of each selectable evidence line
+	empty string // shown when lines is empty
 	// view, when set, is a diffview renderer that owns the rows (syntax
 	// colours, caching); lines is then empty and anchors are its rows.
 	view diffview.Doc

@@ -59,9 +59,9 @@ type KeyMap struct {
 	// pass: a test or run that failed, errored, never ran or timed out.
 	NextFail key.Binding
 	PrevFail key.Binding
-	Fold      key.Binding
-	FoldAll   key.Binding
-	Jump      key.Binding
+	Fold     key.Binding
+	FoldAll  key.Binding
+	Jump     key.Binding
 	// Wrap wraps long lines in every pane; without it Left and Right
 	// scroll sideways.
 	Wrap  key.Binding

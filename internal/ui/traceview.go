@@ -28,11 +28,11 @@ func (t tabID) String() string {
 // traceView is the trace screen's state: the loaded trace, one document
 // per tab, the scroll position per tab and the search.
 type traceView struct {
-	id      int64
-	loaded  bool
-	trace   *triage.Trace
+	id     int64
+	loaded bool
+	trace  *triage.Trace
 	// steps is the trace's reading, loaded with it (DESIGN §8).
-	steps []triage.Step
+	steps   []triage.Step
 	verdict *triage.Verdict
 	tctx    TraceContext
 	others  []triage.LabelEvent

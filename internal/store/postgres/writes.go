@@ -123,7 +123,18 @@ func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int,
 	var n int
 	err := s.write(ctx, "store labels", func(tx pgx.Tx) error {
 		n = 0
-		for i := range events {
+		for i := 0; i < len(events); {
+			if events[i].Kind == triage.KindRule {
+				// A run of rule events (a store copy's verdicts) goes
+				// in one COPY, not an INSERT (a round trip) each.
+				k, err := copyRuleEvents(ctx, tx, events[i:])
+				if err != nil {
+					return err
+				}
+				n += k
+				i += k
+				continue
+			}
 			added, err := appendEvent(ctx, tx, &events[i])
 			if err != nil {
 				return err
@@ -131,10 +142,52 @@ func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int,
 			if added {
 				n++
 			}
+			i++
 		}
 		return nil
 	})
 	return n, err
+}
+
+// copyRuleBatch bounds the rule events one COPY of AppendLabels writes.
+const copyRuleBatch = 4096
+
+// copyRuleEvents stores the rule events that start events, up to
+// copyRuleBatch, with one query checking their traces exist and one COPY;
+// it returns how many it stored (at least one).
+func copyRuleEvents(ctx context.Context, tx pgx.Tx, events []triage.LabelEvent) (int, error) {
+	n := 0
+	for n < len(events) && n < copyRuleBatch && events[n].Kind == triage.KindRule {
+		n++
+	}
+	group := events[:n]
+	rows := make([][]any, 0, n)
+	ids := make([]int64, 0, n)
+	for i := range group {
+		e := &group[i]
+		v := e.Verdict
+		if v == nil {
+			return 0, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+		}
+		if e.TaxonomyVersion != "" && e.TaxonomyVersion != v.TaxonomyVersion {
+			return 0, fmt.Errorf("rule event for trace %d: taxonomy version %q, its verdict's %q", e.TraceID, e.TaxonomyVersion, v.TaxonomyVersion)
+		}
+		rows = append(rows, verdictRow(e.TraceID, e.Actor, store.Stamp(e.CreatedAt), v))
+		ids = append(ids, e.TraceID)
+	}
+	// rule_verdicts has no foreign key (see migration 0001), so the
+	// traces are checked here, as the SQLite store checks them.
+	var missing *int64
+	if err := tx.QueryRow(ctx, `SELECT min(x) FROM unnest($1::bigint[]) AS x WHERE NOT EXISTS (SELECT 1 FROM traces WHERE id = x)`, ids).Scan(&missing); err != nil {
+		return 0, mapErr(err)
+	}
+	if missing != nil {
+		return 0, fmt.Errorf("rule event for trace %d: %w", *missing, store.ErrNotFound)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"rule_verdicts"}, verdictColumns, pgx.CopyFromRows(rows)); err != nil {
+		return 0, fmt.Errorf("rule events: %w", mapErr(err))
+	}
+	return n, nil
 }
 
 // appendEvent inserts e; it reports false when an event with the same

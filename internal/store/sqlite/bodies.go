@@ -51,3 +51,29 @@ func (s *DB) EachTrace(ctx context.Context, refs []store.TraceRef, fn func(*tria
 		return nil
 	})
 }
+
+// EachRow implements store.Traces: the rows of a batch of traces come
+// from their chunks (one read a chunk of 64) in one snapshot.
+func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(StoredRow) error) error {
+	refs = slices.Clone(refs)
+	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
+	return s.snapshot(ctx, func(db querier) error {
+		rows := make([]StoredRow, 0, eachTraceBatch)
+		for lo := 0; lo < len(refs); lo += eachTraceBatch {
+			rows = rows[:0]
+			for _, r := range refs[lo:min(lo+eachTraceBatch, len(refs))] {
+				rows = append(rows, StoredRow{ID: r.ID, RunID: r.RunID})
+			}
+			if err := fillBodies(ctx, db, rows); err != nil {
+				return err
+			}
+			for i := range rows {
+				if err := fn(rows[i]); err != nil {
+					return err
+				}
+				rows[i] = StoredRow{}
+			}
+		}
+		return nil
+	})
+}

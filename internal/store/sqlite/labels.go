@@ -346,10 +346,22 @@ func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int,
 	}
 	defer w.close()
 	n := 0
-	for i := range events {
+	for i := 0; i < len(events); {
 		e := &events[i]
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = s.Now()
+		}
+		if e.Kind == triage.KindRule {
+			// A run of rule events (a store copy's verdicts) is written
+			// as rule_verdicts rows of up to ruleEventBatch, as rules run
+			// writes them, not a row each.
+			k, err := appendRuleEvents(ctx, tx, events[i:], s.Now)
+			if err != nil {
+				return 0, err
+			}
+			n += k
+			i += k
+			continue
 		}
 		added, err := w.append(ctx, e)
 		if err != nil {
@@ -358,6 +370,7 @@ func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int,
 		if added {
 			n++
 		}
+		i++
 	}
 	return n, s.committed(tx.Commit())
 }

@@ -386,27 +386,65 @@ func fillRest(v *triage.Verdict, body []byte) error {
 // appendRuleEvent stores one rule event as a rule_verdicts row of its own
 // (AppendLabel and AppendLabels; `rules run` writes hundreds a row).
 func appendRuleEvent(ctx context.Context, tx *sql.Tx, e *triage.LabelEvent) error {
-	v := e.Verdict
-	if v == nil {
-		return fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+	_, err := appendRuleEvents(ctx, tx, []triage.LabelEvent{*e}, nil)
+	return err
+}
+
+// appendRuleEvents stores the rule events that start events as one
+// rule_verdicts row: as many as share its actor, versions and time, with
+// trace ids ascending, up to ruleEventBatch. It returns how many it
+// stored (at least one). now stamps an event with no time (nil: none
+// lacks one).
+func appendRuleEvents(ctx context.Context, tx *sql.Tx, events []triage.LabelEvent, now func() time.Time) (int, error) {
+	first := &events[0]
+	n := 0
+	for n < len(events) && n < ruleEventBatch {
+		e := &events[n]
+		if e.Kind != triage.KindRule {
+			break
+		}
+		if e.CreatedAt.IsZero() && now != nil {
+			e.CreatedAt = now()
+		}
+		v := e.Verdict
+		if v == nil {
+			return 0, fmt.Errorf("rule event for trace %d has no verdict", e.TraceID)
+		}
+		if e.TaxonomyVersion != "" && e.TaxonomyVersion != v.TaxonomyVersion {
+			return 0, fmt.Errorf("rule event for trace %d: taxonomy version %q, its verdict's %q", e.TraceID, e.TaxonomyVersion, v.TaxonomyVersion)
+		}
+		if n > 0 && (e.Actor != first.Actor || v.TaxonomyVersion != first.Verdict.TaxonomyVersion || v.RulesVersion != first.Verdict.RulesVersion ||
+			!e.CreatedAt.Equal(first.CreatedAt) || e.TraceID <= events[n-1].TraceID) {
+			break
+		}
+		n++
 	}
-	if e.TaxonomyVersion != "" && e.TaxonomyVersion != v.TaxonomyVersion {
-		return fmt.Errorf("rule event for trace %d: taxonomy version %q, its verdict's %q", e.TraceID, e.TaxonomyVersion, v.TaxonomyVersion)
-	}
-	var exists int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM traces WHERE id = ?`, e.TraceID).Scan(&exists); err != nil {
-		return mapErr(err)
-	}
-	if exists == 0 {
-		return fmt.Errorf("rule event for trace %d: %w", e.TraceID, ErrNotFound)
-	}
-	g, err := encodeGroup([]triage.LabelEvent{*e}, &scratch{})
+	group := events[:n]
+	exists, err := tx.PrepareContext(ctx, `SELECT count(*) FROM traces WHERE id = ?`)
 	if err != nil {
-		return err
+		return 0, mapErr(err)
 	}
-	w := newVerdictWriter(tx, e.Actor, v.TaxonomyVersion, v.RulesVersion, e.CreatedAt.UTC().Format(time.RFC3339Nano))
+	defer exists.Close()
+	for i := range group {
+		var c int
+		if err := exists.QueryRowContext(ctx, group[i].TraceID).Scan(&c); err != nil {
+			return 0, mapErr(err)
+		}
+		if c == 0 {
+			return 0, fmt.Errorf("rule event for trace %d: %w", group[i].TraceID, ErrNotFound)
+		}
+	}
+	g, err := encodeGroup(group, &scratch{})
+	if err != nil {
+		return 0, err
+	}
+	v := first.Verdict
+	w := newVerdictWriter(tx, first.Actor, v.TaxonomyVersion, v.RulesVersion, first.CreatedAt.UTC().Format(time.RFC3339Nano))
 	defer w.close()
-	return w.write(ctx, labelled{events: []triage.LabelEvent{*e}, groups: []verdictGroup{g}})
+	if err := w.write(ctx, labelled{events: group, groups: []verdictGroup{g}}); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // ruleHistory returns the chunked rule events on trace, oldest first.

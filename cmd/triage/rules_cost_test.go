@@ -1,0 +1,102 @@
+package main
+
+import (
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/triage-dev/triage/internal/rules"
+	"github.com/triage-dev/triage/internal/store"
+	"github.com/triage-dev/triage/internal/triage"
+)
+
+// decodeStore is a store whose Decode hands back prepared traces by row
+// id; labelling calls nothing else on it.
+type decodeStore struct {
+	store.Store
+	traces map[int64]*triage.Trace
+}
+
+func (d decodeStore) Decode(r store.StoredRow) (*triage.Trace, error) { return d.traces[r.ID], nil }
+
+// batchOf makes a batch of n rows of run "r": one task for all of them,
+// or a task of its own for each.
+func batchOf(n int, distinct bool) (decodeStore, []store.StoredRow) {
+	d := decodeStore{traces: map[int64]*triage.Trace{}}
+	rows := make([]store.StoredRow, n)
+	exit := 1
+	for i := range n {
+		task := "T0"
+		if distinct {
+			task = "T" + strconv.Itoa(i)
+		}
+		id := int64(i + 1)
+		rows[i] = store.StoredRow{ID: id, RunID: "r"}
+		d.traces[id] = &triage.Trace{ID: id, RunID: "r", TaskID: task, Seed: i, ExitCode: &exit,
+			ToolCalls: []triage.ToolCall{{Name: "bash", Args: []byte(`{"cmd":"pytest -q"}`)}}}
+	}
+	return d, rows
+}
+
+// allocsPerRow labels the batch with a labeller made afresh each time (as
+// each `rules run` is), and returns the allocations per row.
+func allocsPerRow(t *testing.T, d decodeStore, rows []store.StoredRow, pk *triage.Pack) float64 {
+	t.Helper()
+	tax := rules.DefaultTaxonomy()
+	base := rules.CompileTaxonomy(tax)
+	allocs := testing.AllocsPerRun(5, func() {
+		rr := &runRules{loaded: true, pack: pk}
+		rr.once.Do(func() {})
+		l := &labeller{db: d, tax: tax, base: base, tasks: newTaskCache(base), runs: map[string]*runRules{"r": rr}}
+		events, err := l.label(rows)
+		require.NoError(t, err)
+		require.Len(t, events, len(rows))
+	})
+	return allocs / float64(len(rows))
+}
+
+// Labelling costs per row, not per distinct task: a batch whose 256 rows
+// each have their own task (a large benchmark, one attempt each) allocates
+// about what a batch of one task does. Before the taxonomy was compiled
+// once, each new task compiled the taxonomy's test globs again (and kept
+// them for the whole run): 76 allocations a row against 4.3. Not parallel:
+// AllocsPerRun counts the whole process.
+func TestRulesCostPerRowNotPerTask(t *testing.T) {
+	d, rows := batchOf(256, false)
+	same := allocsPerRow(t, d, rows, nil)
+	d, rows = batchOf(256, true)
+	distinct := allocsPerRow(t, d, rows, nil)
+	require.Less(t, distinct, same*1.25+2, "allocations a row: one task %.1f, a task a row %.1f", same, distinct)
+
+	// With a pack, only a task that has an entry compiles its own state,
+	// once per batch, and tasks it does not name share the no-task state.
+	pk := &triage.Pack{Tasks: map[string]*triage.Task{"T0": {ID: "T0", Allowlist: []string{"src/**"}}}}
+	withPack := allocsPerRow(t, d, rows, pk)
+	require.Less(t, withPack, same*1.25+2, "allocations a row with a pack naming one task: %.1f", withPack)
+}
+
+// A task with a pack entry is compiled once for all the batches of a
+// command, not once a batch (a 1,000-task pack of 52 globs each cost 4.7×
+// the CPU that way), and the cache stays within its weight: 100 tasks of
+// 400 distinct globs each never hold more than maxTaskWeight.
+func TestTaskCacheCompilesOnceAndStaysBounded(t *testing.T) {
+	t.Parallel()
+	c := newTaskCache(rules.CompileTaxonomy(nil))
+	pk := &triage.Pack{Tasks: map[string]*triage.Task{}}
+	for i := range 100 {
+		task := &triage.Task{ID: "T" + strconv.Itoa(i)}
+		for k := range 400 {
+			task.Allowlist = append(task.Allowlist, "t"+strconv.Itoa(i)+"/d"+strconv.Itoa(k)+"/**")
+		}
+		pk.Tasks[task.ID] = task
+	}
+	first := c.forTask(pk, "T0")
+	require.Same(t, first, c.forTask(pk, "T0"), "the second batch finds it")
+	require.Same(t, c.forTask(nil, "T0"), c.forTask(pk, "none"), "no pack entry: the shared no-task state")
+	for i := range 100 {
+		c.forTask(pk, "T"+strconv.Itoa(i))
+		require.LessOrEqual(t, c.weight, maxTaskWeight)
+	}
+	require.Less(t, len(c.m), 100)
+}
