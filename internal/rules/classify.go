@@ -432,15 +432,6 @@ func (r *run) loopEvidence(start, end int) {
 	r.fire(rToolLoop, triage.Evidence{Message: msg, ToolCall: start, Ident: clip(calls[start].Name)})
 }
 
-// clip bounds an identifier copied from the trace into evidence.
-func clip(s string) string {
-	const maxIdent = 200
-	if len(s) <= maxIdent {
-		return s
-	}
-	cut := maxIdent
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clip bounds an identifier copied from the trace into evidence, as the
+// step reader bounds the identifiers it reads (triage.ClipIdent).
+func clip(s string) string { return triage.ClipIdent(s) }

@@ -147,7 +147,7 @@ func stepErrors(out string) []RuntimeError {
 			}
 		}
 		msg = clipLine(msg)
-		e := RuntimeError{Type: clipIdent(typ), Message: msg, Ident: clipIdent(identOf(msg))}
+		e := RuntimeError{Type: ClipIdent(typ), Message: msg, Ident: ClipIdent(identOf(msg))}
 		if n := len(errs); n > 0 && errs[n-1].Type == e.Type && errs[n-1].Message == e.Message {
 			return
 		}
@@ -245,26 +245,26 @@ func stepErrors(out string) []RuntimeError {
 		if strings.Contains(stripped, "not found") {
 			if m := zshNF.FindStringSubmatch(stripped); m != nil {
 				add("command not found", stripped)
-				errs[len(errs)-1].Ident = clipIdent(m[1])
+				errs[len(errs)-1].Ident = ClipIdent(m[1])
 				continue
 			}
 			if m := shNotFound.FindStringSubmatch(stripped); m != nil && !strings.Contains(m[1], "'") {
 				add("command not found", stripped)
-				errs[len(errs)-1].Ident = clipIdent(m[1])
+				errs[len(errs)-1].Ident = ClipIdent(m[1])
 				continue
 			}
 		}
 		if strings.HasSuffix(stripped, "Permission denied") {
 			if m := shDenied.FindStringSubmatch(stripped); m != nil {
 				add("permission denied", stripped)
-				errs[len(errs)-1].Ident = clipIdent(m[1])
+				errs[len(errs)-1].Ident = ClipIdent(m[1])
 				continue
 			}
 		}
 		if strings.Contains(stripped, "can't open file") {
 			if m := pyNoFile.FindStringSubmatch(stripped); m != nil {
 				add("no such file", stripped)
-				errs[len(errs)-1].Ident = clipIdent(m[1])
+				errs[len(errs)-1].Ident = ClipIdent(m[1])
 				continue
 			}
 		}
@@ -275,7 +275,7 @@ func stepErrors(out string) []RuntimeError {
 		if strings.HasSuffix(stripped, "No such file or directory") && !strings.Contains(stripped, "Errno") {
 			if m := noSuchFile.FindStringSubmatch(stripped); m != nil {
 				add("no such file", stripped)
-				errs[len(errs)-1].Ident = clipIdent(m[1])
+				errs[len(errs)-1].Ident = ClipIdent(m[1])
 				continue
 			}
 		}
@@ -315,7 +315,7 @@ func stepErrors(out string) []RuntimeError {
 		if strings.HasPrefix(stripped, "error:") || strings.HasPrefix(stripped, "fatal:") || strings.HasPrefix(stripped, "ERROR:") || strings.HasPrefix(stripped, "FATAL:") {
 			if m := genericErr.FindStringSubmatch(stripped); m != nil && len(generic) < maxRuntimeErrors {
 				typ := strings.ToLower(stripped[:strings.IndexByte(stripped, ':')])
-				generic = append(generic, RuntimeError{Type: typ, Message: clipLine(m[1]), Ident: clipIdent(identOf(m[1]))})
+				generic = append(generic, RuntimeError{Type: typ, Message: clipLine(m[1]), Ident: ClipIdent(identOf(m[1]))})
 			}
 		}
 	}
@@ -344,7 +344,10 @@ func shortPath(p string) string {
 	return p
 }
 
-func clipIdent(s string) string {
+// ClipIdent bounds an identifier or id copied from a trace (200 bytes,
+// cut on a rune boundary and marked), so a hostile trace with a
+// megabyte-long name still gives a readable step and verdict.
+func ClipIdent(s string) string {
 	const maxIdent = 200
 	if len(s) <= maxIdent {
 		return s

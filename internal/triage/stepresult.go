@@ -118,7 +118,7 @@ func testSummary(out string) summaryScan {
 				return
 			}
 		}
-		s.counts.Failing = append(s.counts.Failing, clipIdent(id))
+		s.counts.Failing = append(s.counts.Failing, ClipIdent(id))
 	}
 	for raw := range strings.SplitSeq(out, "\n") {
 		line := strings.TrimRight(raw, " \r\t")
