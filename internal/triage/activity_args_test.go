@@ -3,14 +3,7 @@ package triage
 import (
 	"encoding/json"
 	"reflect"
-	"strconv"
-	"strings"
 	"testing"
-)
-
-var (
-	trimSpace = strings.TrimSpace
-	itoa      = strconv.Itoa
 )
 
 // callArgCases are tool-call arguments of every shape readCallArgs must

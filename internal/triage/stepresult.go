@@ -394,7 +394,7 @@ func testSummary(out string) summaryScan {
 // print without one. Most lines of an output are neither, and skip the
 // patterns.
 func summaryLine(t string) bool {
-	if strings.IndexAny(t, "0123456789") >= 0 {
+	if strings.ContainsAny(t, "0123456789") {
 		return true
 	}
 	for _, w := range [...]string{"OK", "FAIL", "ERROR", "●", "passed", "not ok", "PASS", "failed", "no tests", "---"} {
