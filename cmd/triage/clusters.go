@@ -114,8 +114,11 @@ type failing struct {
 	key      string
 	primary  string
 	baseline bool
-	sig      int
-	reason   string // why it is unclustered, or ""
+	// failed is set for a failing trace; a leftover clustered with them
+	// (clusterRuns' leftovers) may have any outcome.
+	failed bool
+	sig    int
+	reason string // why it is unclustered, or ""
 	// repo is the repository the task is from, when its id names one;
 	// tool the tool whose call failed last, "" when none did.
 	repo, tool string
@@ -156,10 +159,22 @@ func isFailing(s *store.TraceSummary, f triage.Final, verdictOutcome triage.Outc
 	return false, s.ExitCode == nil
 }
 
+// isLeftover reports whether a trace goes to people as the review queue
+// takes it (store.QueueRows): the rules have not run on it, or decided it
+// as a leftover.
+func isLeftover(st *triage.LabelState) bool {
+	if st == nil || st.Rule == nil || st.Rule.Verdict == nil {
+		return true
+	}
+	return st.Rule.Verdict.Decision == triage.DecisionLeftover
+}
+
 // clusterRuns reads the failing traces of runs (every run when empty) and
 // of the baseline, computes their signatures on every core and clusters
-// them.
-func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, baseline string) (*clusterSet, error) {
+// them. With leftovers, the traces the rules leave to people are
+// clustered too, whatever their outcome: a review session groups its
+// queue by them.
+func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, baseline string, leftovers bool) (*clusterSet, error) {
 	cs := &clusterSet{c: signature.NewClusterer()}
 	intern := map[string]string{}
 	str := func(s string) string {
@@ -178,13 +193,13 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 				vo = st.Rule.Verdict.Outcome
 			}
 			failed, unknown := isFailing(&s, f, vo)
-			if !failed {
+			if !failed && !(leftovers && isLeftover(st)) {
 				if unknown && !isBase {
 					cs.skipped++
 				}
 				return nil
 			}
-			cs.traces = append(cs.traces, failing{id: s.ID, run: str(s.RunID), key: s.Key(), primary: str(f.Primary), baseline: isBase, sig: -1, repo: str(repoOf(s.TaskID))})
+			cs.traces = append(cs.traces, failing{id: s.ID, run: str(s.RunID), key: s.Key(), primary: str(f.Primary), baseline: isBase, failed: failed, sig: -1, repo: str(repoOf(s.TaskID))})
 			return nil
 		})
 	}
@@ -315,7 +330,7 @@ func (a *app) runClusters(ctx context.Context, o clusterOpts) error {
 	if err != nil {
 		return err
 	}
-	cs, err := a.clusterRuns(ctx, db, o.runs, o.baseline)
+	cs, err := a.clusterRuns(ctx, db, o.runs, o.baseline, false)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ type traceExtra struct {
 // name (#ID and the name made from its signature, the ids as `clusters`
 // numbers them for the same runs) and its tools.
 func (a *app) traceExtras(ctx context.Context, db store.Store, runs []string) (map[int64]traceExtra, error) {
-	cs, err := a.clusterRuns(ctx, db, runs, "")
+	cs, err := a.clusterRuns(ctx, db, runs, "", false)
 	if err != nil {
 		return nil, err
 	}

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/triage-dev/triage/internal/ui"
 )
 
 // Clusters implements ui.ClusterStore with the clustering `triage
 // clusters` prints: the same traces, numbers, names and representatives.
-// Names and keys are as stored; the screen masks them under --redact.
+// With q.Leftovers the leftovers are clustered with the failing traces
+// (and the numbers are of that clustering); the traces with no cause
+// signature are the list's NoCause. Names and keys are as stored; the
+// screen masks them under --redact.
 func (s *uiStore) Clusters(ctx context.Context, q ui.ClusterQuery) (*ui.ClusterList, error) {
 	if s.app == nil {
 		return nil, errors.New("this session cannot compute clusters")
@@ -22,7 +26,7 @@ func (s *uiStore) Clusters(ctx context.Context, q ui.ClusterQuery) (*ui.ClusterL
 	if q.RunID != "" {
 		runs = []string{q.RunID}
 	}
-	cs, err := s.app.clusterRuns(ctx, s.db, runs, q.Baseline)
+	cs, err := s.app.clusterRuns(ctx, s.db, runs, q.Baseline, q.Leftovers)
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +43,33 @@ func (s *uiStore) Clusters(ctx context.Context, q ui.ClusterQuery) (*ui.ClusterL
 			}
 		}
 		out.Clusters = append(out.Clusters, c)
-		out.Failing += len(v.members)
+		tally(out, cs, v.members)
 	}
+	// The reasons (no verdict; no cause) sort apart in `clusters`; here
+	// they are one list in key order, the traces to label one by one.
+	var none []int
 	for _, m := range unclustered {
-		out.Unclustered += len(m)
+		none = append(none, m...)
 	}
-	out.Failing += out.Unclustered
+	slices.SortFunc(none, func(x, y int) int { return strings.Compare(cs.traces[x].key, cs.traces[y].key) })
+	for _, m := range none {
+		out.NoCause.Members = append(out.NoCause.Members, cs.traces[m].id)
+		out.NoCause.Labels = append(out.NoCause.Labels, cs.traces[m].primary)
+	}
+	out.Unclustered = len(none)
+	tally(out, cs, none)
 	out.Clusters = slices.Clip(out.Clusters)
 	return out, nil
+}
+
+// tally adds members to the list's counts: failing traces, and the
+// other leftovers.
+func tally(l *ui.ClusterList, cs *clusterSet, members []int) {
+	for _, m := range members {
+		if cs.traces[m].failed {
+			l.Failing++
+		} else {
+			l.Leftovers++
+		}
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -179,4 +180,104 @@ func seedTaxonomyForTest() *triage.Taxonomy {
 		t.Classes = append(t.Classes, triage.Class{Code: c})
 	}
 	return t
+}
+
+// TestReviewClustersCoverTheLeftovers: a review session's clusters group
+// the leftovers (here three runs with no scorer result that crashed
+// alike, and one that did nothing) with the failing traces, and list the
+// one with no cause apart; `triage clusters` still prints the failing
+// traces only.
+func TestReviewClustersCoverTheLeftovers(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var rows []string
+	keyError := "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\nKeyError: 'total%d'\n"
+	for i := range 3 {
+		rows = append(rows, fmt.Sprintf(`{"task_id":"T%02d","run_id":"r","exit_code":1,"answer":"done","tool_calls":[{"name":"bash","args":{"command":"python app.py"},"output":%q}]}`, i, fmt.Sprintf(keyError, i)))
+	}
+	for i := 3; i < 6; i++ {
+		out := fmt.Sprintf("TypeError: Cannot read properties of undefined (reading 'x%d')\n    at main (srv.js:3:5)\n", i)
+		rows = append(rows, fmt.Sprintf(`{"task_id":"T%02d","run_id":"r","answer":"done","tool_calls":[{"name":"bash","args":{"command":"node srv.js"},"output":%q}]}`, i, out))
+	}
+	rows = append(rows, `{"task_id":"T06","run_id":"r","answer":"done"}`,
+		`{"task_id":"T07","run_id":"r","exit_code":0,"answer":"done","tool_calls":[{"name":"bash","args":{"command":"pytest"},"output":"1 passed"}]}`)
+	code, _, errOut := c.run("", "import", "--rules", c.file("r.jsonl", strings.Join(rows, "\n")+"\n"))
+	require.Equal(t, exitOK, code, errOut)
+
+	code, out, errOut := c.run("", "clusters", "--json")
+	require.Equal(t, exitOK, code, errOut)
+	printed := clusterLines(t, out)
+	require.Len(t, printed, 2, out)
+	require.Equal(t, []string{"r/T00#0", "r/T01#0", "r/T02#0"}, printed[0].Members, "the command clusters the failing traces only")
+	require.True(t, printed[1].NotCounted)
+
+	ctx := t.Context()
+	db, err := openDB(ctx, c.db, decodeRow)
+	require.NoError(t, err)
+	defer db.Close()
+	us := &uiStore{db: db, tax: &triage.Taxonomy{}, app: &app{}}
+	keyOf := map[int64]string{}
+	items, err := us.Queue(ctx, ui.QueueQuery{Reviewer: "ann", All: true})
+	require.NoError(t, err)
+	for _, it := range items {
+		keyOf[it.TraceID] = it.Key()
+	}
+	keys := func(ids []int64) []string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, keyOf[id])
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	old, err := us.Clusters(ctx, ui.ClusterQuery{})
+	require.NoError(t, err)
+	require.Len(t, old.Clusters, 1, "without Leftovers, the failing traces as before")
+	require.Equal(t, 3, old.Failing)
+	require.Zero(t, old.Leftovers)
+	require.Empty(t, old.NoCause.Members)
+
+	got, err := us.Clusters(ctx, ui.ClusterQuery{Leftovers: true})
+	require.NoError(t, err)
+	require.Equal(t, 3, got.Failing)
+	require.Equal(t, 4, got.Leftovers, "the four leftovers, none of which failed")
+	require.Equal(t, 1, got.Unclustered)
+	require.Len(t, got.Clusters, 2)
+	var sets [][]string
+	for _, g := range got.Clusters {
+		sets = append(sets, keys(g.Members))
+	}
+	require.ElementsMatch(t, [][]string{{"r/T00#0", "r/T01#0", "r/T02#0"}, {"r/T03#0", "r/T04#0", "r/T05#0"}}, sets,
+		"the leftovers that crashed alike are one cluster")
+	require.Equal(t, []string{"r/T06#0"}, keys(got.NoCause.Members), "the one that did nothing has no cause")
+	require.NotContains(t, slices.Concat(sets...), "r/T07#0", "a certain pass is neither failing nor a leftover")
+
+	// The screen: the leftovers' cluster is labelled whole after a read.
+	cfg := ui.Config{Reviewer: "ann", Taxonomy: seedTaxonomyForTest(), Now: func() time.Time { return time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC) }}
+	var m tea.Model = ui.New(us, cfg).WithContext(ctx)
+	m = settleUI(t, m, tea.WindowSizeMsg{Width: 140, Height: 30})
+	m = settleUI(t, m, m.Init()())
+	m = pressUI(t, m, "C")
+	v := m.View()
+	require.Contains(t, v, "3 failing traces and 4 leftovers in 2 clusters · 1 no cause found")
+	require.Contains(t, v, "TypeError: Cannot read properties of undefined")
+	require.Contains(t, v, "no cause found · nothing shared to group by")
+	at := 0
+	for i, g := range got.Clusters {
+		if slices.Contains(keys(g.Members), "r/T03#0") {
+			at = i
+		}
+	}
+	for range at {
+		m = pressUI(t, m, "j")
+	}
+	m = pressUI(t, m, "enter", "enter", "K", "7")
+	require.Contains(t, m.View(), "3 traces → TIMEOUT")
+	for _, id := range got.Clusters[at].Members {
+		h, err := db.History(ctx, id, "ann")
+		require.NoError(t, err)
+		require.Len(t, h, 1, keyOf[id])
+		require.Equal(t, got.Clusters[at].Name, h[0].Cluster)
+	}
 }

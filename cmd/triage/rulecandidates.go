@@ -81,7 +81,7 @@ func (a *app) ruleCandidates(ctx context.Context, db store.Store, o ruleCheckOpt
 	if run != "" {
 		runs = []string{run}
 	}
-	cs, err := a.clusterRuns(ctx, db, runs, "")
+	cs, err := a.clusterRuns(ctx, db, runs, "", false)
 	if err != nil {
 		return nil, err
 	}

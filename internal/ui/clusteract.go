@@ -65,7 +65,7 @@ func (m *Model) openClusters() tea.Cmd {
 	cmd := m.startClusters()
 	m.status = m.clustersStatus()
 	if cmd != nil || m.clusters.state == clustersLoading {
-		m.status = "clustering the failing traces…"
+		m.status = "clustering the failing traces and the leftovers…"
 	}
 	return cmd
 }
@@ -173,6 +173,9 @@ func (m *Model) openCluster(gi int) tea.Cmd {
 	c.open = gi
 	m.queue.ahead.pin = g.c.Representative
 	title := "cluster " + g.label
+	if g.noCause {
+		title = "no cause found"
+	}
 	cmd := m.openDrill(drill{title: title, keys: keys})
 	m.queue.moveTo(0)
 	rep := m.cfg.Redactor.String(g.c.RepresentativeKey)
@@ -181,7 +184,9 @@ func (m *Model) openCluster(gi int) tea.Cmd {
 	}
 	m.status = fmt.Sprintf("%s: %d of %d members in this queue; the representative %s first · K labels them all once you have read one, space and X split members off",
 		title, len(keys), len(g.members), rep)
-	if !slices.Contains(g.members, g.c.Representative) {
+	if g.noCause {
+		m.status = fmt.Sprintf("%s: %d of %d traces in this queue, which share no cause: label them one by one", title, len(keys), len(g.members))
+	} else if !slices.Contains(g.members, g.c.Representative) {
 		m.status = fmt.Sprintf("%s: %d of %d members in this queue · K labels them all once you have read one", title, len(keys), len(g.members))
 	}
 	return cmd
@@ -216,6 +221,8 @@ func (m *Model) clusterLabelRefusal(gi int) string {
 		return "no clusters yet: " + m.keys.Clusters.Help().Key + " computes them"
 	case gi < 0 || gi >= len(c.groups):
 		return "this trace is in no cluster"
+	case c.groups[gi].noCause:
+		return "no cause found: these traces share no signature, so they are labelled one by one, not whole"
 	case !c.sampled(gi):
 		return fmt.Sprintf("read a member of cluster %s first (enter opens it, enter again a trace): a cluster is labelled whole only after a sample", c.groups[gi].label)
 	}
@@ -284,6 +291,10 @@ func (m *Model) splitMarked() tea.Cmd {
 	}
 	ids := q.markedIDs()
 	g := &c.groups[c.open]
+	if g.noCause {
+		m.status = "no cause found is not a cluster: there is nothing to split off"
+		return nil
+	}
 	if len(ids) == 0 {
 		m.status = "mark the members that do not fit (space, v), then " + m.keys.Split.Help().Key + " splits them off"
 		return nil
@@ -377,7 +388,7 @@ func (c *clusterScreen) FullHelp(s *session) [][]key.Binding {
 // clusterShortHelp is what the queue's footer adds in an open cluster:
 // label it whole, and split the marked off it.
 func (s *session) clusterShortHelp() []key.Binding {
-	if !s.drilled || s.drillFrom != screenClusters {
+	if !s.drilled || s.drillFrom != screenClusters || s.noCause {
 		return nil
 	}
 	if len(s.queue.markedIDs()) > 0 {
@@ -399,6 +410,9 @@ func (m *Model) splitHint() string {
 func (s *session) clusterHelp(onQueue bool) []key.Binding {
 	if !s.clusters {
 		return nil
+	}
+	if s.noCause {
+		return []key.Binding{s.keys.Clusters}
 	}
 	b := []key.Binding{s.keys.Clusters, s.writes(s.keys.LabelCluster)}
 	if onQueue && s.drilled && s.drillFrom == screenClusters {

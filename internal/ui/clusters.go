@@ -26,15 +26,24 @@ type ClusterStore interface {
 type ClusterQuery struct {
 	RunID    string // empty: every run (but the baseline)
 	Baseline string // set: mark the clusters this run does not show
+	// Leftovers clusters the traces the rules leave to people with the
+	// failing ones, whatever their outcome: the review queue's traces.
+	Leftovers bool
 }
 
-// ClusterList is the clustering of a session's failing traces.
+// ClusterList is the clustering of a session's failing traces (and, when
+// asked, its leftovers).
 type ClusterList struct {
 	Clusters []Cluster
-	// Failing counts the failing traces; Unclustered those that show
-	// nothing to compare (no verdict, tool call, failing test or
-	// exception), which belong to no cluster.
-	Failing, Unclustered int
+	// Failing counts the failing traces covered; Leftovers the other
+	// leftovers (not failing) covered; Unclustered those of either with
+	// no cause signature (no verdict, failing check, failing test or
+	// exception to compare), which belong to no cluster.
+	Failing, Leftovers, Unclustered int
+	// NoCause holds the unclustered traces (ID 0, no name, no
+	// representative): the screen lists them apart, "no cause found",
+	// to be labelled one by one.
+	NoCause Cluster
 }
 
 // Cluster is one group of failing traces with a similar signature.
@@ -63,7 +72,7 @@ type Cluster struct {
 // loadClustersCmd computes the session's clusters; gen drops a result
 // for a queue the reviewer has since left (another run).
 func (m *Model) loadClustersCmd(gen int) tea.Cmd {
-	cs, ctx, q := m.clusterStore, m.ctx, ClusterQuery{RunID: m.cfg.RunID, Baseline: m.cfg.Baseline}
+	cs, ctx, q := m.clusterStore, m.ctx, ClusterQuery{RunID: m.cfg.RunID, Baseline: m.cfg.Baseline, Leftovers: true}
 	return func() tea.Msg {
 		l, err := cs.Clusters(ctx, q)
 		if err != nil {

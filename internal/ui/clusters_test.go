@@ -17,7 +17,8 @@ import (
 
 // fakeClusters is a fakeStore that computes clusters: over six traces,
 // #1 holds 2, 4 and 5 (4 represents it), #2 holds 1 and 3, which no
-// baseline trace shares (novel); 6 is in no cluster.
+// baseline trace shares (novel); 6 has no cause signature. Four of them
+// failed; two are leftovers that did not.
 type fakeClusters struct {
 	*fakeStore
 	list *ClusterList
@@ -35,7 +36,7 @@ func (f *fakeClusters) Clusters(_ context.Context, q ClusterQuery) (*ClusterList
 }
 
 func newFakeClusters() *fakeClusters {
-	return &fakeClusters{fakeStore: newFake(6), list: &ClusterList{Failing: 6, Unclustered: 1, Clusters: []Cluster{
+	return &fakeClusters{fakeStore: newFake(6), list: &ClusterList{Failing: 4, Leftovers: 2, Unclustered: 1, NoCause: Cluster{Members: []int64{6}, Labels: []string{""}}, Clusters: []Cluster{
 		{ID: 1, Name: "SCORER_RED · KeyError: <q> · tests/test_totals.py::test_total", Representative: 4, RepresentativeKey: "r1/T04#0",
 			Members: []int64{4, 2, 5}, Labels: []string{"", triage.ScorerRed, ""}, BaselineSize: 3},
 		{ID: 2, Name: "SCORER_RED · TypeError: unsupported operand type(s) for +: <q> and <q>", Representative: 3, RepresentativeKey: "r1/T03#0",
@@ -74,10 +75,10 @@ func TestClusterScreenHandleKeyActions(t *testing.T) {
 	}{
 		{key: "j", cursor: 1},
 		{key: "down", cursor: 1},
-		{key: "G", cursor: 1},
+		{key: "G", cursor: 2},
 		{key: "k"},
 		{key: "g"},
-		{key: "ctrl+d", cursor: 1},
+		{key: "ctrl+d", cursor: 2},
 		{key: "enter", want: Action{kind: actCluster}},
 		{key: "esc", want: Action{kind: actBack}},
 		{key: "x"},
@@ -110,9 +111,9 @@ func TestReviewByCluster(t *testing.T) {
 	m = press(t, m, "C")
 	require.Equal(t, screenClusters, m.screen)
 	require.Equal(t, 1, f.called("Clusters"))
-	require.Equal(t, []ClusterQuery{{RunID: "r1"}}, f.queries)
+	require.Equal(t, []ClusterQuery{{RunID: "r1", Leftovers: true}}, f.queries)
 	v := m.View()
-	require.Contains(t, v, "triage clusters · ana · run r1 · 6 failing traces in 2 clusters · 1 unclustered")
+	require.Contains(t, v, "triage clusters · ana · run r1 · 4 failing traces and 2 leftovers in 2 clusters · 1 no cause found")
 	require.Contains(t, v, "#1     3     0/3")
 	require.Contains(t, v, "unlabelled 2, SCORER_RED 1", "the mix counts the members' labels")
 
@@ -213,7 +214,7 @@ func TestSplitOffACluster(t *testing.T) {
 	v := m.View()
 	require.Contains(t, v, "#1.1   1     0/1")
 	require.Contains(t, v, "split from #1: SCORER_RED · KeyError")
-	require.Contains(t, v, "6 failing traces in 2 clusters", "a split is no new cluster")
+	require.Contains(t, v, "4 failing traces and 2 leftovers in 2 clusters", "a split is no new cluster")
 	m = press(t, m, "j", "5")
 	require.Contains(t, m.status, "read a member of cluster #1.1 first", "its own sample: the representative stayed behind")
 	m = press(t, m, "enter", "enter", "esc", "esc", "5")
@@ -233,7 +234,7 @@ func TestNovelClustersFirst(t *testing.T) {
 	cfg.Baseline = "r0"
 	m := startedOn(t, f, cfg, 120, 24)
 	require.Equal(t, 1, f.called("Clusters"))
-	require.Equal(t, []ClusterQuery{{RunID: "r1", Baseline: "r0"}}, f.queries)
+	require.Equal(t, []ClusterQuery{{RunID: "r1", Baseline: "r0", Leftovers: true}}, f.queries)
 	require.Equal(t, []int64{1, 3, 2, 4, 5, 6}, viewIDs(m))
 	require.Equal(t, int64(1), m.queue.current().TraceID)
 	require.Contains(t, m.View(), "novel clusters first")
@@ -348,7 +349,7 @@ func TestClustersInTheSwitcher(t *testing.T) {
 	require.Equal(t, screenQueue, m.screen)
 	require.Equal(t, clustersNone, m.clusters.state, "another run's clusters are computed afresh")
 	m = press(t, m, "C")
-	require.Equal(t, ClusterQuery{RunID: "r2"}, f.queries[len(f.queries)-1])
+	require.Equal(t, ClusterQuery{RunID: "r2", Leftovers: true}, f.queries[len(f.queries)-1])
 }
 
 // TestClusterHelp: the help names the cluster keys where they work.
@@ -436,4 +437,56 @@ func TestClusterBindingsInTheKeyConfig(t *testing.T) {
 	require.Equal(t, modalPicker, m.modal)
 	m = press(t, m, "esc", "esc", "space", "S")
 	require.Contains(t, m.status, "split 1 traces off cluster #1")
+}
+
+// TestClustersCoverTheLeftovers: the screen asks for the leftovers with
+// the failing traces, says how many of each it covers, and lists the
+// traces with no cause signature apart, last: a row that opens its
+// traces in the queue but is never labelled whole nor split.
+func TestClustersCoverTheLeftovers(t *testing.T) {
+	t.Parallel()
+	f := newFakeClusters()
+	m := startedOn(t, f, testConfig(), 140, 24)
+	m = press(t, m, "C")
+	require.True(t, f.queries[0].Leftovers, "a review session clusters its leftovers too")
+	v := m.View()
+	require.Contains(t, v, "4 failing traces and 2 leftovers in 2 clusters · 1 no cause found")
+	require.Contains(t, v, "  —      1     0/1      unlabelled 1                    no cause found · nothing shared to group by")
+	require.Equal(t, 2, countClusters(m.clusters.groups), "the traces with no cause are no cluster")
+
+	m = press(t, m, "G", "3")
+	require.Contains(t, m.status, "no cause found: these traces share no signature")
+	m = press(t, m, "K")
+	require.Contains(t, m.status, "no cause found: these traces share no signature")
+	require.Equal(t, modalNone, m.modal)
+	m = press(t, m, "enter")
+	require.Equal(t, screenQueue, m.screen)
+	require.Equal(t, []int64{6}, viewIDs(m))
+	require.Contains(t, m.status, "no cause found: 1 of 1 traces in this queue, which share no cause")
+	require.NotContains(t, m.View(), "label the whole cluster", "the footer offers no K that cannot fire")
+	m = press(t, m, "enter", "esc", "K")
+	require.Contains(t, m.status, "no cause found: these traces share no signature", "read, and still not labelled whole")
+	m = press(t, m, "space", "X")
+	require.Contains(t, m.status, "nothing to split off")
+	require.Empty(t, f.eventsCopy(), "nothing was labelled")
+
+	m = press(t, m, "esc", "esc", "3")
+	require.Empty(t, f.eventsCopy())
+	m = press(t, m, "esc")
+	m = press(t, m, "3")
+	require.Len(t, f.eventsCopy(), 1, "one by one, on the queue, it labels as ever")
+}
+
+// TestClustersWithoutLeftovers keeps the old title when the list covers
+// failing traces only.
+func TestClustersWithoutLeftovers(t *testing.T) {
+	t.Parallel()
+	f := newFakeClusters()
+	f.list.Failing, f.list.Leftovers, f.list.Unclustered, f.list.NoCause = 5, 0, 0, Cluster{}
+	m := startedOn(t, f, testConfig(), 140, 24)
+	m = press(t, m, "C")
+	v := m.View()
+	require.Contains(t, v, "5 failing traces in 2 clusters")
+	require.NotContains(t, v, "no cause found")
+	require.Len(t, m.clusters.groups, 2)
 }

@@ -33,6 +33,9 @@ type clusterGroup struct {
 	// cluster), splits how many groups were split off this one.
 	label, from string
 	splits      int
+	// noCause marks the row of the traces with no cause signature: they
+	// open together but share nothing to label them by.
+	noCause bool
 }
 
 // marker is what a label given to the whole group records on each
@@ -68,9 +71,10 @@ func clustersScreenDef() screenDef {
 type clusterScreen struct {
 	state   clusterState
 	err     string
-	groups  []clusterGroup
-	failing int
-	unclust int
+	groups    []clusterGroup
+	failing   int
+	leftovers int
+	unclust   int
 	// baseline is the run the clusters were compared with ("" for none).
 	baseline string
 	cursor   int
@@ -105,16 +109,19 @@ const (
 func (c *clusterScreen) setList(l *ClusterList, baseline string) {
 	c.state, c.err, c.baseline = clustersLoaded, "", baseline
 	c.groups, c.open, c.picking = c.groups[:0], -1, 0
-	c.failing, c.unclust = 0, 0
+	c.failing, c.leftovers, c.unclust = 0, 0, 0
 	c.labels = map[int64]string{}
-	if l != nil {
-		c.failing, c.unclust = l.Failing, l.Unclustered
-		for _, cl := range l.Clusters {
-			for i, id := range cl.Members {
-				if i < len(cl.Labels) {
-					c.labels[id] = cl.Labels[i]
-				}
+	keep := func(cl Cluster) {
+		for i, id := range cl.Members {
+			if i < len(cl.Labels) {
+				c.labels[id] = cl.Labels[i]
 			}
+		}
+	}
+	if l != nil {
+		c.failing, c.leftovers, c.unclust = l.Failing, l.Leftovers, l.Unclustered
+		for _, cl := range l.Clusters {
+			keep(cl)
 			c.groups = append(c.groups, clusterGroup{c: cl, members: slices.Clone(cl.Members), label: fmt.Sprintf("#%d", cl.ID)})
 		}
 	}
@@ -123,9 +130,20 @@ func (c *clusterScreen) setList(l *ClusterList, baseline string) {
 			return cmp.Compare(novelRank(x.c.Novel), novelRank(y.c.Novel))
 		})
 	}
+	// The traces with no cause come last, apart: a row to open, never to
+	// label whole.
+	if l != nil && len(l.NoCause.Members) > 0 {
+		keep(l.NoCause)
+		nc := clusterGroup{c: l.NoCause, members: slices.Clone(l.NoCause.Members), label: "—", noCause: true}
+		nc.c.Name, nc.c.Novel = noCauseName, false
+		c.groups = append(c.groups, nc)
+	}
 	c.cursor, c.offset = 0, 0
 	c.clamp()
 }
+
+// noCauseName names the row of the traces with no cause signature.
+const noCauseName = "no cause found · nothing shared to group by: label them one by one"
 
 func novelRank(novel bool) int {
 	if novel {
@@ -138,13 +156,19 @@ func novelRank(novel bool) int {
 func (c *clusterScreen) novelIDs() map[int64]bool {
 	out := map[int64]bool{}
 	for i := range c.groups {
-		if g := &c.groups[i]; g.c.Novel && g.from == "" {
+		if g := &c.groups[i]; g.c.Novel && g.from == "" && !g.noCause {
 			for _, id := range g.c.Members {
 				out[id] = true
 			}
 		}
 	}
 	return out
+}
+
+// openNoCause reports whether the group open in the queue is the row of
+// the traces with no cause.
+func (c *clusterScreen) openNoCause() bool {
+	return c.open >= 0 && c.open < len(c.groups) && c.groups[c.open].noCause
 }
 
 // groupOf is the index of the group a trace is in now, or -1.
@@ -321,11 +345,11 @@ func (c *clusterScreen) View(s *session) string {
 	note := ""
 	switch {
 	case c.state == clustersLoading || c.state == clustersNone:
-		note = "Clustering the failing traces by signature…"
+		note = "Clustering the failing traces and the leftovers by signature…"
 	case c.state == clustersFailed:
 		note = "No clusters: " + c.err
 	case len(c.groups) == 0:
-		note = "No failing trace to cluster."
+		note = "No failing trace or leftover to cluster."
 	}
 	if note != "" {
 		b.WriteString("\n" + st.App.Muted.Render(ansi.Truncate(sanitizeLine(note), c.width, "…")))
@@ -344,6 +368,9 @@ func (c *clusterScreen) View(s *session) string {
 			nov = "NOVEL"
 		}
 		name := s.shown(g.c.Name)
+		if g.noCause {
+			name = g.c.Name
+		}
 		if g.from != "" {
 			name = "split from " + g.from + ": " + name
 		}
@@ -369,7 +396,7 @@ func (c *clusterScreen) title(s *session) string {
 		parts = append(parts, "run "+s.shown(s.cfg.RunID))
 	}
 	if c.state == clustersLoaded {
-		parts = append(parts, fmt.Sprintf("%d failing traces in %d clusters", c.failing, countClusters(c.groups)))
+		parts = append(parts, c.coverage())
 		if c.baseline != "" {
 			n := 0
 			for i := range c.groups {
@@ -380,17 +407,28 @@ func (c *clusterScreen) title(s *session) string {
 			parts = append(parts, fmt.Sprintf("baseline %s: %d novel, first", s.shown(c.baseline), n))
 		}
 		if c.unclust > 0 {
-			parts = append(parts, fmt.Sprintf("%d unclustered", c.unclust))
+			parts = append(parts, fmt.Sprintf("%d no cause found", c.unclust))
 		}
 	}
 	return s.st.App.Title.Render(ansi.Truncate(sanitizeLine(strings.Join(parts, " · ")), c.width, "…"))
 }
 
-// countClusters counts the computed clusters, not the splits.
+// coverage says what the clusters cover: "24 failing traces and 1136
+// leftovers in 40 clusters".
+func (c *clusterScreen) coverage() string {
+	n := countClusters(c.groups)
+	if c.leftovers == 0 {
+		return fmt.Sprintf("%d failing traces in %d clusters", c.failing, n)
+	}
+	return fmt.Sprintf("%d failing traces and %d leftovers in %d clusters", c.failing, c.leftovers, n)
+}
+
+// countClusters counts the computed clusters, not the splits nor the
+// traces with no cause.
 func countClusters(gs []clusterGroup) int {
 	n := 0
 	for i := range gs {
-		if gs[i].from == "" {
+		if gs[i].from == "" && !gs[i].noCause {
 			n++
 		}
 	}

@@ -109,8 +109,9 @@ type session struct {
 	// drilled: the queue shows a figure's traces, from screen drillFrom.
 	drilled   bool
 	drillFrom screenID
-	// clusters: this session has the clusters screen.
-	clusters bool
+	// clusters: this session has the clusters screen; noCause: the
+	// queue shows its "no cause found" row, which is never labelled whole.
+	clusters, noCause bool
 	// causes are the root causes fetched for queue rows (whyOf).
 	causes map[int64]string
 }
@@ -118,7 +119,8 @@ type session struct {
 // session is the session for this call's screen.
 func (m *Model) session() *session {
 	return &session{st: m.st, keys: m.keys, tax: m.tax, pol: &m.pol, cfg: &m.cfg, queue: &m.queue.queueModel,
-		drafts: m.drafts, reviews: m.reviews, showAll: m.showAll, drilled: m.drilled, drillFrom: m.drillFrom, clusters: m.clusterRefusal() == "", causes: m.causes}
+		drafts: m.drafts, reviews: m.reviews, showAll: m.showAll, drilled: m.drilled, drillFrom: m.drillFrom, clusters: m.clusterRefusal() == "", causes: m.causes,
+		noCause: m.drilled && m.drillFrom == screenClusters && m.clusters.openNoCause()}
 }
 
 // docDef is what a document screen adds to its screenDef: the document
