@@ -69,8 +69,8 @@ func clustersScreenDef() screenDef {
 // (novel first with a baseline), with a cursor. It holds no trace: the
 // members open in the queue, as a drill-down.
 type clusterScreen struct {
-	state   clusterState
-	err     string
+	state     clusterState
+	err       string
 	groups    []clusterGroup
 	failing   int
 	leftovers int
