@@ -369,7 +369,12 @@ func (q *queueModel) firstToDo() int {
 func (c *clusterScreen) ShortHelp(s *session) []key.Binding {
 	km := s.keys
 	b := []key.Binding{}
-	if c.state == clustersLoaded && len(c.groups) > 0 {
+	switch {
+	case c.state != clustersLoaded || len(c.groups) == 0:
+	case c.groups[c.cursor].noCause:
+		// A row of traces with no cause opens, but is never labelled whole.
+		b = append(b, withHelp(km.Open, "open them"))
+	default:
 		b = append(b, withHelp(km.Open, "open cluster"), withHelp(s.labelHelp(), "label it whole"), km.LabelCluster)
 	}
 	return append(b, km.Down, km.Up, withHelp(km.Back, "back to queue"), km.Help, km.Quit)

@@ -8,14 +8,15 @@ import (
 )
 
 // ClusterStore is what the clusters screen needs on top of Store: the
-// failing traces grouped by failure signature, as `triage clusters`
-// groups them. A review session's store offers it when it can compute
+// failing traces and the leftovers grouped by signature, as `triage
+// clusters` groups the failing ones. A review session's store offers it when it can compute
 // clusters; without it (or in a blind review or an adjudication) the
 // screen is not there.
 type ClusterStore interface {
 	// Clusters groups the failing traces of q.RunID (every run when
-	// empty) by signature, largest first, numbered as `triage clusters`
-	// numbers them. With q.Baseline, a cluster none of whose traces is
+	// empty), and with q.Leftovers its leftovers, by signature, largest
+	// first; without q.Leftovers numbered as `triage clusters` numbers
+	// them. With q.Baseline, a cluster none of whose traces is
 	// the baseline's is Novel, and the baseline's own traces are not
 	// members. It reads every failing trace: it is called from a
 	// tea.Cmd, once a screen asks for it.
@@ -48,7 +49,8 @@ type ClusterList struct {
 
 // Cluster is one group of failing traces with a similar signature.
 type Cluster struct {
-	// ID is the cluster's number in `triage clusters` over the same runs.
+	// ID is the cluster's number in the clustering: `triage clusters`'s
+	// over the same runs when the query asked for no leftovers.
 	ID int
 	// Name is made from the signature (as stored: the screen masks it
 	// under --redact).

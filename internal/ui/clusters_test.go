@@ -454,7 +454,10 @@ func TestClustersCoverTheLeftovers(t *testing.T) {
 	require.Contains(t, v, "  —      1     0/1      unlabelled 1                    no cause found · nothing shared to group by")
 	require.Equal(t, 2, countClusters(m.clusters.groups), "the traces with no cause are no cluster")
 
-	m = press(t, m, "G", "3")
+	m = press(t, m, "G")
+	require.Contains(t, m.View(), "enter open them")
+	require.NotContains(t, m.View(), "label it whole", "the footer offers no label for the row")
+	m = press(t, m, "3")
 	require.Contains(t, m.status, "no cause found: these traces share no signature")
 	m = press(t, m, "K")
 	require.Contains(t, m.status, "no cause found: these traces share no signature")
