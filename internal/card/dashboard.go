@@ -67,14 +67,20 @@ func (t *Tally) TrendBy(dim string) *Tally {
 	return t
 }
 
-func (d *dashAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
-	kind, ok := d.kinds[r.TaskID]
+// kindOf is a task's repository and task type, read from its id once.
+func (d *dashAcc) kindOf(t *Tally, task string) [2]string {
+	kind, ok := d.kinds[task]
 	if !ok {
-		kind = [2]string{triage.RepoOf(r.TaskID), triage.TaskType(r.TaskID)}
-		d.kinds[t.str(r.TaskID)] = kind
+		kind = [2]string{triage.RepoOf(task), triage.TaskType(task)}
+		d.kinds[t.str(task)] = kind
 	}
-	t.group(d.byRepo, kind[0]).add(t, r, primary, solved)
-	t.group(d.byTaskType, kind[1]).add(t, r, primary, solved)
+	return kind
+}
+
+func (d *dashAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
+	kind := d.kindOf(t, r.TaskID)
+	t.exclusive(d.byRepo, kind[0]).add(t, r, primary, solved)
+	t.exclusive(d.byTaskType, kind[1]).add(t, r, primary, solved)
 	if r.BodyRead {
 		d.bodies++
 		for _, tool := range r.Tools {
@@ -289,8 +295,8 @@ func (t *Tally) dumbbells(models []Group) []Dumbbell {
 		acc := t.byModel[g.Key]
 		db := Dumbbell{Model: g.Key, Traces: g.Traces, Tasks: g.Tasks, UnknownTasks: g.UnknownTasks, PassAt1: g.PassAt1, PassHatK: g.PassHatK,
 			Gap: g.PassAt1 - g.PassHatK, Dollars: g.Dollars, MedianWallS: g.MedianWallS,
-			CostKnown: acc.cost.c.CostKnown, TokensKnown: acc.cost.c.TokensKnown, WallKnown: len(acc.cost.walls), Examples: []string{}}
-		if scored := g.Tasks - acc.grid.unknownTasks(); scored > 0 {
+			CostKnown: acc.costOf().c.CostKnown, TokensKnown: acc.costOf().c.TokensKnown, WallKnown: len(acc.costOf().walls), Examples: []string{}}
+		if scored := g.Tasks - acc.gridOf().unknownTasks(); scored > 0 {
 			db.Resolution = 1 / float64(scored)
 		}
 		if db.TokensKnown > 0 {

@@ -67,3 +67,40 @@ func TestGroupsEqualTheirRowsAlone(t *testing.T) {
 	m0 := alone(func(r *TraceRow) bool { return r.Model == "m0" })
 	require.Equal(t, m0.Dumbbells[0], full.Dumbbells[0])
 }
+
+// A breakdown with one key keeps no copy of the tally's grid or wall
+// times: on a store of one run, model, agent and prompt, six breakdowns
+// each held every unit's counts and every wall time. The copy is taken
+// when a second key arrives, and then holds what came before it.
+func TestSoleGroupKeepsNoCopy(t *testing.T) {
+	t.Parallel()
+	tl := NewTally()
+	for i := range 300 {
+		r := row(fmt.Sprintf("django__django-%d", i), 0, triage.PassContract, i%2 == 0)
+		r.WallS = ptr(float64(i))
+		tl.Add(&r)
+	}
+	breakdowns := map[string]map[string]*groupAcc{
+		"model": tl.byModel, "agent": tl.byAgent, "prompt": tl.byPrompt, "run": tl.byRun,
+		"repository": tl.dash.byRepo, "task type": tl.dash.byTaskType,
+	}
+	for name, m := range breakdowns {
+		require.Len(t, m, 1, name)
+		for _, g := range m {
+			require.Same(t, tl, g.sole, name)
+			require.Empty(t, g.grid.tasks, "%s: a copy of the tally's grid", name)
+			require.Empty(t, g.cost.walls, "%s: a copy of the tally's wall times", name)
+			require.Len(t, g.gridOf().tasks, 300, name)
+		}
+	}
+	r := row("django__django-0", 1, triage.PassWeak, false)
+	r.Model = "m2"
+	tl.Add(&r)
+	m1, m2 := tl.byModel["m1"], tl.byModel["m2"]
+	require.Nil(t, m1.sole)
+	require.Nil(t, m2.sole)
+	require.Len(t, m1.grid.tasks, 300)
+	require.Len(t, m1.cost.walls, 300)
+	require.Len(t, m2.grid.tasks, 1)
+	require.Same(t, tl, tl.byAgent["a1"].sole, "a breakdown still on one key")
+}

@@ -52,7 +52,7 @@ func NewTally() *Tally {
 		all: map[string]int{}, secAll: map[string]int{},
 		firstWith: map[string]string{}, outcomes: map[triage.Outcome]int{},
 		models: map[string]struct{}{}, agents: map[string]struct{}{}, prompts: map[string]struct{}{}, runs: map[string]struct{}{},
-		grid:    gridAcc{tasks: map[unitKey]*taskAcc{}, seeds: map[int]struct{}{}, cells: true},
+		grid:    newGridAcc(true),
 		byModel: map[string]*groupAcc{}, byAgent: map[string]*groupAcc{}, byPrompt: map[string]*groupAcc{},
 		byRun: map[string]*groupAcc{}, intern: map[string]string{},
 		dash: newDashAcc(),
@@ -63,7 +63,7 @@ func NewTally() *Tally {
 // cells, which only a report draws: a card carries the counts, and a cell
 // is 72 bytes (70 MB for a million traces). Call it before the first Add.
 func (t *Tally) WithoutCells() *Tally {
-	t.grid.cells = false
+	t.grid.keepCells, t.grid.cellsOf = false, nil
 	return t
 }
 
@@ -87,6 +87,7 @@ func (t *Tally) Len() int { return t.n }
 // PASS_* label on it counts as SCORER_RED, and LEAKED is counted among
 // its secondary tags even when its label forgot it.
 func (t *Tally) Add(r *TraceRow) {
+	t.split(r)
 	t.n++
 	solved := r.Solved()
 	primary := t.str(r.CountedPrimary())
@@ -125,10 +126,10 @@ func (t *Tally) Add(r *TraceRow) {
 	t.runs[t.str(r.RunID)] = struct{}{}
 	t.cost.add(r, solved)
 	t.grid.add(t, r, primary, solved)
-	t.group(t.byModel, r.Model).add(t, r, primary, solved)
-	t.group(t.byAgent, r.Agent).add(t, r, primary, solved)
-	t.group(t.byPrompt, r.PromptID).add(t, r, primary, solved)
-	t.group(t.byRun, r.RunID).add(t, r, primary, solved)
+	t.exclusive(t.byModel, r.Model).add(t, r, primary, solved)
+	t.exclusive(t.byAgent, r.Agent).add(t, r, primary, solved)
+	t.exclusive(t.byPrompt, r.PromptID).add(t, r, primary, solved)
+	t.exclusive(t.byRun, r.RunID).add(t, r, primary, solved)
 	t.dash.add(t, r, primary, solved)
 }
 
@@ -140,13 +141,50 @@ func (t *Tally) str(s string) string {
 	return s
 }
 
+// split runs before the tally's own grid and cost take r: a breakdown
+// whose one group has had every row so far, and to which r brings a
+// second key, gives that group its own copy of them (see groupAcc.sole).
+func (t *Tally) split(r *TraceRow) {
+	kind := t.dash.kindOf(t, r.TaskID)
+	for _, b := range [...]struct {
+		m   map[string]*groupAcc
+		key string
+	}{{t.byModel, r.Model}, {t.byAgent, r.Agent}, {t.byPrompt, r.PromptID}, {t.byRun, r.RunID}, {t.dash.byRepo, kind[0]}, {t.dash.byTaskType, kind[1]}} {
+		if len(b.m) != 1 {
+			continue
+		}
+		key := b.key
+		if key == "" {
+			key = "(none)"
+		}
+		if _, ok := b.m[key]; ok {
+			continue
+		}
+		for _, g := range b.m {
+			g.own()
+		}
+	}
+}
+
+// exclusive is group for a breakdown that files every row under exactly
+// one key: its first group shares the tally's grid and cost until a
+// second key appears.
+func (t *Tally) exclusive(m map[string]*groupAcc, key string) *groupAcc {
+	first := len(m) == 0
+	g := t.group(m, key)
+	if first {
+		g.sole = t
+	}
+	return g
+}
+
 func (t *Tally) group(m map[string]*groupAcc, key string) *groupAcc {
 	if key == "" {
 		key = "(none)"
 	}
 	g := m[key]
 	if g == nil {
-		g = &groupAcc{grid: gridAcc{tasks: map[unitKey]*taskAcc{}, seeds: map[int]struct{}{}}}
+		g = &groupAcc{grid: newGridAcc(false)}
 		m[t.str(key)] = g
 	}
 	return g
@@ -205,18 +243,31 @@ func (a *costAcc) summary() CostSummary {
 	return c
 }
 
-// taskAcc is one task's line of a grid being built.
+// taskAcc is one unit's line of a grid being built, held by value: a
+// tally keeps one per unit in each of about ten breakdowns, a million of
+// them on a store of 100,000 tasks, where a pointer and a slice each made
+// the report's live heap 200 MB.
 type taskAcc struct {
-	runs, solved, unknown int
-	cells                 []Cell
+	runs, solved, unknown int32
 }
 
 // gridAcc accumulates a Grid; cells are kept only when the grid is shown
 // cell by cell (the report's), not for breakdowns and cards.
 type gridAcc struct {
-	tasks map[unitKey]*taskAcc
-	seeds map[int]struct{}
-	cells bool
+	tasks map[unitKey]taskAcc
+	// cellsOf holds each unit's cells when keepCells.
+	cellsOf   map[unitKey][]Cell
+	seeds     map[int]struct{}
+	keepCells bool
+}
+
+// newGridAcc returns an empty grid, keeping cells when cells is set.
+func newGridAcc(cells bool) gridAcc {
+	g := gridAcc{tasks: map[unitKey]taskAcc{}, seeds: map[int]struct{}{}, keepCells: cells}
+	if cells {
+		g.cellsOf = map[unitKey][]Cell{}
+	}
+	return g
 }
 
 // unitKey is what pass^k counts attempts of: one task run by one model
@@ -232,7 +283,7 @@ func unitKeyOf(t *Tally, r *TraceRow) unitKey {
 
 // gridTaskIDs names each unit's grid row: the task id, and when more
 // than one model or agent ran the task, which one in brackets.
-func gridTaskIDs(units map[unitKey]*taskAcc) map[unitKey]string {
+func gridTaskIDs(units map[unitKey]taskAcc) map[unitKey]string {
 	configs := map[string]int{}
 	for k := range units {
 		configs[k.task]++
@@ -256,10 +307,6 @@ func configLabel(model, agent string) string {
 func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 	key := unitKeyOf(t, r)
 	ta := g.tasks[key]
-	if ta == nil {
-		ta = &taskAcc{}
-		g.tasks[key] = ta
-	}
 	ta.runs++
 	unknown := r.Unknown()
 	switch {
@@ -268,9 +315,10 @@ func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 	case solved:
 		ta.solved++
 	}
+	g.tasks[key] = ta
 	g.seeds[r.Seed] = struct{}{}
-	if g.cells {
-		ta.cells = append(ta.cells, Cell{RunID: t.str(r.RunID), Seed: r.Seed, Solved: solved, Unknown: unknown,
+	if g.keepCells {
+		g.cellsOf[key] = append(g.cellsOf[key], Cell{RunID: t.str(r.RunID), Seed: r.Seed, Solved: solved, Unknown: unknown,
 			Outcome: triage.Outcome(t.str(string(r.Outcome))), Primary: primary, Leaked: r.Leaked})
 	}
 }
@@ -279,10 +327,10 @@ func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 // with a known outcome ran fewer (k is 0 when none did).
 func (g *gridAcc) shortOfK() (k, short int) {
 	for _, ta := range g.tasks {
-		k = max(k, ta.runs)
+		k = max(k, int(ta.runs))
 	}
 	for _, ta := range g.tasks {
-		if ta.runs < k && ta.runs > ta.unknown {
+		if int(ta.runs) < k && ta.runs > ta.unknown {
 			short++
 		}
 	}
@@ -298,7 +346,7 @@ func (g *gridAcc) build() Grid {
 	var out Grid
 	out.Seeds = slices.Sorted(maps.Keys(g.seeds))
 	for _, ta := range g.tasks {
-		out.K = max(out.K, ta.runs)
+		out.K = max(out.K, int(ta.runs))
 	}
 	var sum1 float64
 	clear, scored := 0, 0
@@ -319,27 +367,29 @@ func (g *gridAcc) build() Grid {
 	keys := slices.SortedFunc(maps.Keys(g.tasks), func(a, b unitKey) int { return cmp.Compare(ids[a], ids[b]) })
 	for _, key := range keys {
 		ta, id := g.tasks[key], ids[key]
-		slices.SortStableFunc(ta.cells, func(a, b Cell) int {
+		cells := g.cellsOf[key]
+		slices.SortStableFunc(cells, func(a, b Cell) int {
 			return cmp.Or(cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.RunID, b.RunID))
 		})
-		row := TaskRow{TaskID: id, Runs: ta.runs, Unknown: ta.unknown, Solved: ta.solved, Cells: ta.cells}
-		if g.cells && row.Cells == nil {
+		runs, unknown, solved := int(ta.runs), int(ta.unknown), int(ta.solved)
+		row := TaskRow{TaskID: id, Runs: runs, Unknown: unknown, Solved: solved, Cells: cells}
+		if g.keepCells && row.Cells == nil {
 			row.Cells = []Cell{}
 		}
-		if ta.runs != out.K {
+		if runs != out.K {
 			out.Uneven = true
 		}
-		out.Solved += ta.solved
-		out.Unknown += ta.unknown
+		out.Solved += solved
+		out.Unknown += unknown
 		out.Tasks = append(out.Tasks, row)
-		known := ta.runs - ta.unknown
+		known := runs - unknown
 		if known == 0 {
 			// Nothing known about this row: in no rate's denominator.
 			continue
 		}
 		row = out.Tasks[len(out.Tasks)-1]
-		row.PassAt1 = float64(ta.solved) / float64(known)
-		row.PassHatK = ta.solved == ta.runs && ta.runs == out.K
+		row.PassAt1 = float64(solved) / float64(known)
+		row.PassHatK = solved == runs && runs == out.K
 		out.Tasks[len(out.Tasks)-1] = row
 		if row.PassHatK {
 			clear++
@@ -360,6 +410,13 @@ type groupAcc struct {
 	n, contract, weak int
 	grid              gridAcc
 	cost              costAcc
+	// sole is the tally while the group is the only one of a breakdown
+	// that files every row under one key (model, agent, prompt, run,
+	// repository, task type): it has had every row, so its grid and cost
+	// are the tally's own, read from there instead of kept twice. On a
+	// store of one run, agent and prompt, five breakdowns held a copy of
+	// every unit's counts and every wall time each. own ends it.
+	sole *Tally
 }
 
 func (g *groupAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
@@ -370,8 +427,40 @@ func (g *groupAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 	case triage.PassWeak:
 		g.weak++
 	}
+	if g.sole != nil {
+		return
+	}
 	g.grid.add(t, r, primary, solved)
 	g.cost.add(r, solved)
+}
+
+// own gives a sole group its own copy of the tally's grid counts and
+// cost, before the row that brings its breakdown a second key.
+func (g *groupAcc) own() {
+	t := g.sole
+	if t == nil {
+		return
+	}
+	g.grid = gridAcc{tasks: maps.Clone(t.grid.tasks), seeds: maps.Clone(t.grid.seeds)}
+	g.cost = t.cost
+	g.cost.walls = slices.Clone(t.cost.walls)
+	g.sole = nil
+}
+
+// gridOf is the group's grid: the tally's while the group is sole.
+func (g *groupAcc) gridOf() *gridAcc {
+	if g.sole != nil {
+		return &g.sole.grid
+	}
+	return &g.grid
+}
+
+// costOf is the group's cost: the tally's while the group is sole.
+func (g *groupAcc) costOf() *costAcc {
+	if g.sole != nil {
+		return &g.sole.cost
+	}
+	return &g.cost
 }
 
 // groups lists a breakdown sorted by key.
@@ -379,8 +468,8 @@ func groupsOf(m map[string]*groupAcc) []Group {
 	out := make([]Group, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		g := m[k]
-		gr := g.grid.build()
-		c := g.cost.summary()
+		gr := g.gridOf().build()
+		c := g.costOf().summary()
 		out = append(out, Group{
 			Key: k, Traces: g.n, Tasks: gr.NTasks, Solved: gr.Solved,
 			PassAt1: gr.PassAt1, PassHatK: gr.PassHatK,

@@ -45,10 +45,39 @@ type trendTask struct {
 	// Unknown): out of pass@1, and their task cannot clear pass^k, as in
 	// the report's grid.
 	n, solved, unknown int
-	classes            map[string]int
+	// classes counts the task's traces by class: a few classes a task,
+	// so a list, not a map (a map a task was 30 MB on 100,000 tasks).
+	classes classCounts
 	// clusters counts the task's traces by failure cluster (TraceRow
 	// Cluster), nil until one is seen.
 	clusters map[string]int
+}
+
+// classCounts counts traces by class, in the order the classes came.
+type classCounts []classCount
+
+type classCount struct {
+	class string
+	n     int
+}
+
+func (cs *classCounts) add(c string) {
+	for i := range *cs {
+		if (*cs)[i].class == c {
+			(*cs)[i].n++
+			return
+		}
+	}
+	*cs = append(*cs, classCount{c, 1})
+}
+
+func (cs classCounts) of(c string) int {
+	for _, x := range cs {
+		if x.class == c {
+			return x.n
+		}
+	}
+	return 0
 }
 
 // NewTrendRun returns an empty run named id.
@@ -66,7 +95,7 @@ func (r *TrendRun) Add(row *TraceRow) {
 	}
 	t := r.tasks[key]
 	if t == nil {
-		t = &trendTask{classes: map[string]int{}}
+		t = &trendTask{}
 		r.tasks[key] = t
 		r.order = nil
 	}
@@ -87,7 +116,7 @@ func (r *TrendRun) Add(row *TraceRow) {
 	if c == "" {
 		c = reportview.Unlabelled // named, as the mix names it, not a blank figure
 	}
-	t.classes[c]++
+	t.classes.add(c)
 	if row.Cluster != "" {
 		if t.clusters == nil {
 			t.clusters = map[string]int{}
@@ -140,7 +169,7 @@ func (r *TrendRun) share(c string, cluster bool) Estimate {
 	if r.n == 0 {
 		return Estimate{}
 	}
-	count := func(t *trendTask) int { return t.classes[c] }
+	count := func(t *trendTask) int { return t.classes.of(c) }
 	if cluster {
 		count = func(t *trendTask) int { return t.clusters[c] }
 	}
@@ -318,8 +347,8 @@ func Trends(tax *triage.Taxonomy, runs []*TrendRun, noise *[2]*TrendRun) []Trend
 	seen := map[string]bool{}
 	for _, r := range runs {
 		for _, t := range r.byTask() {
-			for c := range t.classes {
-				seen[c] = true
+			for _, cc := range t.classes {
+				seen[cc.class] = true
 			}
 		}
 	}
