@@ -43,8 +43,8 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	// run), then read their bodies a batch at a time from the chunks: the
 	// traces' rows are not read again, memory stays bounded by two
 	// batches (each of at most batchSize traces and bodies of about
-	// store.BatchBytes), and no write happens while a read cursor over the verdicts
-	// is open.
+	// store.BatchBytes), and no write happens while a read cursor over
+	// the verdicts is open.
 	pend, err := pendingTraces(ctx, tx, runID, taxonomyVersion, rulesVersion)
 	if err != nil {
 		return 0, err
