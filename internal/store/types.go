@@ -246,6 +246,13 @@ func (f *StateFolder) Done() *triage.LabelState {
 	return st
 }
 
+// BatchBytes bounds the bodies a batch reader holds at once (LabelPending,
+// EachTrace, EachRow, on both backends): a batch ends at its row bound or
+// once its rows' bodies, as read (decompressed), pass BatchBytes, and it
+// always holds at least one row. Small rows leave the row bound in charge;
+// ten rows of 64 MiB were held at once before (issue 30).
+const BatchBytes = 64 << 20
+
 // Stored rows and verdict bodies are compressed with S2 behind a one-byte
 // header, so that large tool outputs cost little disk and I/O. The header
 // byte 0xFF cannot start a JSON row; bytes without it read back as they
@@ -261,6 +268,21 @@ func PackRow(b []byte) []byte {
 	dst[0] = PackedRow
 	enc := s2.Encode(dst[1:], b)
 	return dst[:1+len(enc)]
+}
+
+// RowLen is how many bytes a stored row takes once read (unpacked): for a
+// packed row the length its S2 header declares, which head, the row's
+// first bytes (11 suffice), holds; else its stored length, stored. A
+// batch reader weighs rows by it before reading them.
+func RowLen(head []byte, stored int) int {
+	if len(head) == 0 || head[0] != PackedRow {
+		return stored
+	}
+	n, err := s2.DecodedLen(head[1:])
+	if err != nil {
+		return stored
+	}
+	return n
 }
 
 // UnpackRow reverses PackRow.

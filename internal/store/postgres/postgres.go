@@ -39,6 +39,16 @@ type DB struct {
 	onWait store.WaitFunc
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// batchBytes replaces store.BatchBytes when set (tests).
+	batchBytes int
+}
+
+// batchBudget is the bytes of bodies a batch reader holds at once.
+func (s *DB) batchBudget() int {
+	if s.batchBytes > 0 {
+		return s.batchBytes
+	}
+	return store.BatchBytes
 }
 
 var (

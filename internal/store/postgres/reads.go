@@ -588,7 +588,8 @@ func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]store.E
 	return out, s.fail("read labels", rows.Err())
 }
 
-// eachTraceBatch is how many traces EachTrace reads at once.
+// eachTraceBatch is how many traces EachTrace reads at once, fewer when
+// their bodies pass the batch budget (store.BatchBytes).
 const eachTraceBatch = 1024
 
 // EachTrace implements store.Traces: the traces in id order, with their
@@ -600,13 +601,17 @@ func (s *DB) EachTrace(ctx context.Context, refs []store.TraceRef, fn func(*tria
 	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
 	rows := make([]store.StoredRow, 0, eachTraceBatch)
 	ids := make([]int64, 0, eachTraceBatch)
-	for lo := 0; lo < len(refs); lo += eachTraceBatch {
+	for lo := 0; lo < len(refs); {
 		part := refs[lo:min(lo+eachTraceBatch, len(refs))]
 		ids = ids[:0]
 		for _, r := range part {
 			ids = append(ids, r.ID)
 		}
-		var err error
+		n, err := s.batchEnd(ctx, s.pool, ids)
+		if err != nil {
+			return err
+		}
+		part, ids, lo = part[:n], ids[:n], lo+n
 		if rows, err = s.bodies(ctx, ids, rows[:0]); err != nil {
 			return err
 		}
@@ -642,13 +647,17 @@ func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(store.S
 	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
 	rows := make([]store.StoredRow, 0, eachTraceBatch)
 	ids := make([]int64, 0, eachTraceBatch)
-	for lo := 0; lo < len(refs); lo += eachTraceBatch {
+	for lo := 0; lo < len(refs); {
 		part := refs[lo:min(lo+eachTraceBatch, len(refs))]
 		ids = ids[:0]
 		for _, r := range part {
 			ids = append(ids, r.ID)
 		}
-		var err error
+		n, err := s.batchEnd(ctx, s.pool, ids)
+		if err != nil {
+			return err
+		}
+		part, ids, lo = part[:n], ids[:n], lo+n
 		if rows, err = s.bodies(ctx, ids, rows[:0]); err != nil {
 			return err
 		}
@@ -669,6 +678,40 @@ func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(store.S
 		clear(rows)
 	}
 	return nil
+}
+
+// batchEnd is how many of ids (ascending; one may repeat) make one batch:
+// all of them, or fewer once their bodies, as read (unpacked), pass the
+// batch budget, at least one. It reads only the rows' lengths and headers,
+// not their bodies, so ten traces of 64 MiB are not held at once.
+func (s *DB) batchEnd(ctx context.Context, q querier, ids []int64) (int, error) {
+	if len(ids) <= 1 {
+		return len(ids), nil
+	}
+	rows, err := q.Query(ctx, `SELECT id, substring(raw from 1 for 11), octet_length(raw), substring(norm from 1 for 11), coalesce(octet_length(norm), 0) FROM traces WHERE id = ANY($1) ORDER BY id`, ids)
+	if err != nil {
+		return 0, s.fail("read traces", mapErr(err))
+	}
+	defer rows.Close()
+	budget, size, j := s.batchBudget(), 0, 0
+	for rows.Next() {
+		var id int64
+		var rawHead, normHead []byte
+		var rawLen, normLen int
+		if err := rows.Scan(&id, &rawHead, &rawLen, &normHead, &normLen); err != nil {
+			return 0, s.fail("read traces", mapErr(err))
+		}
+		for j < len(ids) && ids[j] <= id {
+			j++
+		}
+		if size += store.RowLen(rawHead, rawLen) + store.RowLen(normHead, normLen); size > budget {
+			return max(j, 1), nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return 0, s.fail("read traces", mapErr(err))
+	}
+	return len(ids), nil
 }
 
 // bodies appends the stored rows of ids, in id order, to out: one query.

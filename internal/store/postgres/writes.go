@@ -465,40 +465,48 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 			events []triage.LabelEvent
 			err    error
 		}
-		start := func(lo int) (chan result, error) {
-			hi := min(lo+batchSize, len(ids))
-			batch := make([]store.StoredRow, hi-lo)
+		// start reads the batch from lo (up to batchSize traces, fewer
+		// when their bodies pass the budget) and labels it; the batch
+		// ends at hi.
+		start := func(lo int) (ch chan result, hi int, err error) {
+			n, err := s.batchEnd(ctx, tx, ids[lo:min(lo+batchSize, len(ids))])
+			if err != nil {
+				return nil, lo, err
+			}
+			hi = lo + n
+			batch := make([]store.StoredRow, n)
 			for i := range batch {
 				batch[i].ID, batch[i].RunID = ids[lo+i], runs[lo+i]
 			}
 			if err := fillBodies(ctx, tx, batch); err != nil {
-				return nil, err
+				return nil, lo, err
 			}
-			ch := make(chan result, 1)
+			ch = make(chan result, 1)
 			go func() {
 				ev, err := label(batch)
 				ch <- result{ev, err}
 			}()
-			return ch, nil
+			return ch, hi, nil
 		}
 		if len(ids) == 0 {
 			return nil
 		}
-		cur, err := start(0)
+		cur, hi, err := start(0)
 		if err != nil {
 			return err
 		}
-		for lo := 0; lo < len(ids); lo += batchSize {
+		for lo := 0; lo < len(ids); {
 			var next chan result
-			if lo+batchSize < len(ids) {
-				if next, err = start(lo + batchSize); err != nil {
+			nextHi := hi
+			if hi < len(ids) {
+				if next, nextHi, err = start(hi); err != nil {
 					<-cur
 					return err
 				}
 			}
 			r := <-cur
 			if r.err == nil {
-				r.err = s.copyVerdicts(ctx, tx, r.events, ids[lo:min(lo+batchSize, len(ids))], taxonomyVersion, rulesVersion, stamp)
+				r.err = s.copyVerdicts(ctx, tx, r.events, ids[lo:hi], taxonomyVersion, rulesVersion, stamp)
 			}
 			if r.err != nil {
 				if next != nil {
@@ -507,7 +515,7 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 				return r.err
 			}
 			n += len(r.events)
-			cur = next
+			lo, hi, cur = hi, nextHi, next
 		}
 		return nil
 	})

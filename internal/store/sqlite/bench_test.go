@@ -310,7 +310,7 @@ func BenchmarkToolCallRead(b *testing.B) {
 				for i, id := range part {
 					rows[i] = StoredRow{ID: id, RunID: "bench"}
 				}
-				if err := fillBodies(ctx, db.db, rows); err != nil {
+				if _, err := fillBodies(ctx, db.db, rows, 0); err != nil {
 					return 0, err
 				}
 				for _, r := range rows {

@@ -9,29 +9,23 @@ import (
 	"github.com/triage-dev/triage/internal/triage"
 )
 
-// eachTraceBatch is how many traces EachTrace reads and decodes at once.
+// eachTraceBatch is how many traces EachTrace reads and decodes at once,
+// fewer when their bodies pass the batch budget (store.BatchBytes).
 const eachTraceBatch = 1024
 
 // EachTrace implements store.Traces: it streams the given traces, decoded, each with the rules' full
 // verdict on it (evidence included; nil when the rules have not run on
 // it), in id order, a batch at a time in one snapshot: memory holds one
-// batch of traces, never the whole list (clusters reads 100,000 failing
+// batch of traces (at most eachTraceBatch, and bodies of about
+// store.BatchBytes), never the whole list (clusters reads 100,000 failing
 // traces this way). The decoded trace belongs to fn only for the call.
 func (s *DB) EachTrace(ctx context.Context, refs []store.TraceRef, fn func(*triage.Trace, *triage.Verdict) error) error {
-	refs = slices.Clone(refs)
-	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
 	return s.snapshot(ctx, func(db querier) error {
-		rows := make([]StoredRow, 0, eachTraceBatch)
 		ids := make([]int64, 0, eachTraceBatch)
-		for lo := 0; lo < len(refs); lo += eachTraceBatch {
-			part := refs[lo:min(lo+eachTraceBatch, len(refs))]
-			rows, ids = rows[:0], ids[:0]
-			for _, r := range part {
-				rows = append(rows, StoredRow{ID: r.ID, RunID: r.RunID})
+		return s.eachBatch(ctx, db, refs, func(rows []StoredRow) error {
+			ids = ids[:0]
+			for _, r := range rows {
 				ids = append(ids, r.ID)
-			}
-			if err := fillBodies(ctx, db, rows); err != nil {
-				return err
 			}
 			vs, err := verdicts(ctx, db, ids)
 			if err != nil {
@@ -47,33 +41,48 @@ func (s *DB) EachTrace(ctx context.Context, refs []store.TraceRef, fn func(*tria
 				}
 				rows[i] = StoredRow{}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 }
 
 // EachRow implements store.Traces: the rows of a batch of traces come
 // from their chunks (one read a chunk of 64) in one snapshot.
 func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(StoredRow) error) error {
-	refs = slices.Clone(refs)
-	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
 	return s.snapshot(ctx, func(db querier) error {
-		rows := make([]StoredRow, 0, eachTraceBatch)
-		for lo := 0; lo < len(refs); lo += eachTraceBatch {
-			rows = rows[:0]
-			for _, r := range refs[lo:min(lo+eachTraceBatch, len(refs))] {
-				rows = append(rows, StoredRow{ID: r.ID, RunID: r.RunID})
-			}
-			if err := fillBodies(ctx, db, rows); err != nil {
-				return err
-			}
+		return s.eachBatch(ctx, db, refs, func(rows []StoredRow) error {
 			for i := range rows {
 				if err := fn(rows[i]); err != nil {
 					return err
 				}
 				rows[i] = StoredRow{}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
+}
+
+// eachBatch hands fn the rows of refs with their bodies, in id order, a
+// batch at a time: up to eachTraceBatch rows, ended early once their
+// bodies pass the batch budget (at least one row a batch), so ten traces
+// of 64 MiB are not held at once. The rows belong to fn for the call.
+func (s *DB) eachBatch(ctx context.Context, db querier, refs []store.TraceRef, fn func([]StoredRow) error) error {
+	refs = slices.Clone(refs)
+	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
+	rows := make([]StoredRow, 0, eachTraceBatch)
+	for lo := 0; lo < len(refs); {
+		rows = rows[:0]
+		for _, r := range refs[lo:min(lo+eachTraceBatch, len(refs))] {
+			rows = append(rows, StoredRow{ID: r.ID, RunID: r.RunID})
+		}
+		n, err := fillBodies(ctx, db, rows, s.batchBudget())
+		if err != nil {
+			return err
+		}
+		lo += n
+		if err := fn(rows[:n]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

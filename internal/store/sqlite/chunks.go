@@ -290,63 +290,107 @@ func unpackPair(raw, norm []byte) ([]byte, []byte, error) {
 
 // fillBodies sets Raw and Norm of rows, whose ids are ascending, reading
 // each chunk they need once; rows no chunk holds are read from trace_rows.
-func fillBodies(ctx context.Context, q querier, rows []StoredRow) error {
+// With budget > 0 it fills only a prefix, rows[:n]: it stops once the
+// prefix's bodies (as read, decompressed) pass budget, at the row that
+// passes it, so a batch of large rows is bounded by bytes and not by its
+// count; n is at least 1 when rows is not empty, and the rows after n are
+// left empty for the next batch.
+func fillBodies(ctx context.Context, q querier, rows []StoredRow, budget int) (int, error) {
 	var c *chunk
 	var missing []int
+	n, size := len(rows), 0
+	// pre[k] is the chunk bytes of the rows before missing[k].
+	var pre []int
 	for i := range rows {
 		id := rows[i].ID
 		if c == nil || id > c.last {
 			var err error
 			if c, err = chunkOf(ctx, q, traceChunks, id); err != nil {
-				return err
+				return 0, err
 			}
 		}
+		found := false
 		if c != nil {
 			if raw, norm, ok := c.find(id); ok {
 				rows[i].Raw, rows[i].Norm = raw, norm
-				continue
+				size += len(raw) + len(norm)
+				found = true
 			}
 		}
-		missing = append(missing, i)
+		if !found {
+			missing = append(missing, i)
+			pre = append(pre, size)
+		}
+		if budget > 0 && size > budget {
+			n = i + 1
+			break
+		}
 	}
+	clear(rows[n:])
 	if len(missing) == 0 {
-		return nil
+		return n, nil
 	}
-	ids := make([]int64, len(missing))
-	for j, i := range missing {
-		ids[j] = rows[i].ID
-	}
-	found := make(map[int64][2][]byte, len(ids))
-	for lo := 0; lo < len(ids); lo += 500 {
-		part := ids[lo:min(lo+500, len(ids))]
-		rs, err := q.QueryContext(ctx, `SELECT trace_id, raw, norm FROM trace_rows WHERE trace_id IN (`+placeholders(len(part))+`)`, idArgs(part)...)
-		if err != nil {
-			return mapErr(err)
+	// A store from before chunks: the missing rows in id order, a query
+	// of up to 500, stopping once the prefix passes budget.
+	fetched := 0
+	for lo := 0; lo < len(missing); lo += 500 {
+		part := missing[lo:min(lo+500, len(missing))]
+		ids := make([]int64, len(part))
+		for j, i := range part {
+			ids[j] = rows[i].ID
 		}
-		for rs.Next() {
-			var id int64
-			var raw, norm []byte
-			if err := rs.Scan(&id, &raw, &norm); err != nil {
-				rs.Close()
-				return mapErr(err)
+		cut, err := fillLegacy(ctx, q, rows, part, ids, func(k, b int) bool {
+			fetched += b
+			return budget > 0 && pre[lo+k]+fetched > budget
+		})
+		if err != nil {
+			return 0, err
+		}
+		if cut >= 0 {
+			n = part[cut] + 1
+			clear(rows[n:])
+			return n, nil
+		}
+	}
+	return n, nil
+}
+
+// fillLegacy reads the rows at part (ids, ascending) from trace_rows in id
+// order. After each it calls over with the row's place in part and its
+// bytes; when over says true it stops and returns that place, else -1.
+func fillLegacy(ctx context.Context, q querier, rows []StoredRow, part []int, ids []int64, over func(k, bytes int) bool) (int, error) {
+	rs, err := q.QueryContext(ctx, `SELECT trace_id, raw, norm FROM trace_rows WHERE trace_id IN (`+placeholders(len(ids))+`) ORDER BY trace_id`, idArgs(ids)...)
+	if err != nil {
+		return -1, mapErr(err)
+	}
+	defer rs.Close()
+	k := 0
+	for rs.Next() {
+		var id int64
+		var raw, norm []byte
+		if err := rs.Scan(&id, &raw, &norm); err != nil {
+			return -1, mapErr(err)
+		}
+		if k == len(ids) || id != ids[k] {
+			break // ids[k] is not stored: said below
+		}
+		if raw, norm, err = unpackPair(raw, norm); err != nil {
+			return -1, fmt.Errorf("trace %d: %w", id, err)
+		}
+		// A trace named twice is one row, filled at each place.
+		for k < len(ids) && ids[k] == id {
+			rows[part[k]].Raw, rows[part[k]].Norm = raw, norm
+			if over(k, len(raw)+len(norm)) {
+				return k, nil
 			}
-			found[id] = [2][]byte{raw, norm}
-		}
-		err = rs.Err()
-		rs.Close()
-		if err != nil {
-			return mapErr(err)
+			k++
 		}
 	}
-	for _, i := range missing {
-		b, ok := found[rows[i].ID]
-		if !ok {
-			return fmt.Errorf("trace %d: %w", rows[i].ID, ErrNotFound)
-		}
-		var err error
-		if rows[i].Raw, rows[i].Norm, err = unpackPair(b[0], b[1]); err != nil {
-			return fmt.Errorf("trace %d: %w", rows[i].ID, err)
-		}
+	if err := rs.Err(); err != nil {
+		return -1, mapErr(err)
 	}
-	return nil
+	if k < len(ids) {
+		return -1, fmt.Errorf("trace %d: %w", ids[k], ErrNotFound)
+	}
+	return -1, nil
 }

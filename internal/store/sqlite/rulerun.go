@@ -42,24 +42,28 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 	// Collect the pending traces first (12 bytes a trace: the id and its
 	// run), then read their bodies a batch at a time from the chunks: the
 	// traces' rows are not read again, memory stays bounded by two
-	// batches, and no write happens while a read cursor over the verdicts
-	// is open.
+	// batches (each of at most batchSize traces and bodies of about
+	// store.BatchBytes), and no write happens while a read cursor over
+	// the verdicts is open.
 	pend, err := pendingTraces(ctx, tx, runID, taxonomyVersion, rulesVersion)
 	if err != nil {
 		return 0, err
 	}
 	ids := pend.ids
 	const batchSize = 2048
-	start := func(lo int) (chan labelled, error) {
-		hi := min(lo+batchSize, len(ids))
-		rows := make([]StoredRow, hi-lo)
+	// start reads the batch from lo (up to batchSize traces, fewer when
+	// their bodies pass the budget) and labels it; the batch ends at hi.
+	start := func(lo int) (ch chan labelled, hi int, err error) {
+		rows := make([]StoredRow, min(lo+batchSize, len(ids))-lo)
 		for i := range rows {
 			rows[i].ID, rows[i].RunID = ids[lo+i], pend.runs[pend.run[lo+i]]
 		}
-		if err := fillBodies(ctx, tx, rows); err != nil {
-			return nil, err
+		n, err := fillBodies(ctx, tx, rows, s.batchBudget())
+		if err != nil {
+			return nil, lo, err
 		}
-		ch := make(chan labelled, 1)
+		rows = rows[:n:n]
+		ch = make(chan labelled, 1)
 		go func() {
 			var l labelled
 			l.events, l.err = label(rows)
@@ -71,21 +75,23 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 			}
 			ch <- l
 		}()
-		return ch, nil
+		return ch, lo + n, nil
 	}
 	n := 0
 	w := newVerdictWriter(tx, triage.ActorRules, taxonomyVersion, rulesVersion, s.stamp())
 	defer w.close()
 	var cur chan labelled
+	hi := 0
 	if len(ids) > 0 {
-		if cur, err = start(0); err != nil {
+		if cur, hi, err = start(0); err != nil {
 			return 0, err
 		}
 	}
-	for lo := 0; lo < len(ids); lo += batchSize {
+	for hi > 0 {
 		var next chan labelled
-		if lo+batchSize < len(ids) {
-			if next, err = start(lo + batchSize); err != nil {
+		nextHi := 0
+		if hi < len(ids) {
+			if next, nextHi, err = start(hi); err != nil {
 				<-cur
 				return n, err
 			}
@@ -104,7 +110,7 @@ func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVers
 			return n, err
 		}
 		n += len(l.events)
-		cur = next
+		cur, hi = next, nextHi
 	}
 	return n, s.committed(tx.Commit())
 }

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/triage-dev/triage/internal/store"
+
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -39,6 +41,16 @@ type DB struct {
 	readOnly bool
 	// wal is the WAL file this process writes through (wal.go).
 	wal walWatch
+	// batchBytes replaces store.BatchBytes when set (tests).
+	batchBytes int
+}
+
+// batchBudget is the bytes of bodies a batch reader holds at once.
+func (s *DB) batchBudget() int {
+	if s.batchBytes > 0 {
+		return s.batchBytes
+	}
+	return store.BatchBytes
 }
 
 // Open opens (creating if needed) the store at path and migrates it. A

@@ -472,12 +472,14 @@ func TestFillBodies(t *testing.T) {
 		for i, id := range ids {
 			rows[i].ID = id
 		}
-		require.NoError(t, fillBodies(ctx, db.db, rows))
+		n, err := fillBodies(ctx, db.db, rows, 0)
+		require.NoError(t, err)
+		require.Equal(t, len(rows), n)
 		for _, r := range rows {
 			require.Equal(t, string(ts[r.ID-1].Raw), string(r.Raw), "trace %d", r.ID)
 		}
 	}
-	err := fillBodies(ctx, db.db, []StoredRow{{ID: 19}, {ID: 20}, {ID: 21}})
+	_, err := fillBodies(ctx, db.db, []StoredRow{{ID: 19}, {ID: 20}, {ID: 21}}, 0)
 	require.ErrorIs(t, err, ErrNotFound)
 	require.ErrorContains(t, err, "trace 21")
 }
