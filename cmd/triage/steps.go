@@ -100,6 +100,9 @@ func (a *app) runSteps(ctx context.Context, ref string, asJSON bool) error {
 	if err != nil {
 		return err
 	}
+	if tr.ReadCut != nil {
+		sayln(a.stderr, "note: "+tr.Key()+": "+tr.ReadCut.Note())
+	}
 	act := triage.ReadActivity(tr)
 	if asJSON {
 		b, err := json.Marshal(stepsJSON(&act))
@@ -150,13 +153,5 @@ func writeStepsText(w *bufio.Writer, a *triage.Activity, width int) {
 
 // oneLineClip is s on one line, at most n runes.
 func oneLineClip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if n < 1 {
-		n = 1
-	}
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
+	return clipCell(strings.Join(strings.Fields(s), " "), max(n, 2))
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"hash/maphash"
 	"path"
 	"strconv"
@@ -276,13 +277,6 @@ func lastCheck(a *triage.Activity, end int) int {
 	return -1
 }
 
-func orText(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
-}
-
 // abnormalStops are words of a harness's stop reason that say the run did
 // not end by submitting: a crash, a format or context error, a limit.
 var abnormalStops = []string{"error", "exit_", "cost", "context", "format", "limit", "max", "crash", "cancel", "timeout", "killed", "interrupt", "exception", "fail"}
@@ -333,7 +327,7 @@ func (r *run) eliminate() {
 		return
 	}
 	if last := lastCheck(a, a.Submit); last >= 0 && (a.LastEdit < 0 || last > a.LastEdit) {
-		r.add(rScorerRed, triage.Evidence{Message: by + "the agent's last check passed (" + stepRef(last) + ": " + clip(orText(a.Steps[last].Summary, a.Steps[last].Result.String())) + "), and the scorer failed the run", ToolCall: last})
+		r.add(rScorerRed, triage.Evidence{Message: by + "the agent's last check passed (" + stepRef(last) + ": " + clip(cmp.Or(a.Steps[last].Summary, a.Steps[last].Result.String())) + "), and the scorer failed the run", ToolCall: last})
 		r.explained = true
 		return
 	}

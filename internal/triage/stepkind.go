@@ -112,7 +112,7 @@ var wrappers = map[string]bool{
 	"sudo": true, "env": true, "time": true, "nohup": true, "nice": true, "exec": true, "command": true,
 	"builtin": true, "stdbuf": true, "xvfb-run": true, "!": true, "if": true, "then": true, "else": true,
 	"elif": true, "do": true, "while": true, "until": true, "{": true, "npx": true, "bunx": true,
-	"unbuffer": true, "script": false, "catchsegv": true, "dotenv": true, "strace": false,
+	"unbuffer": true, "catchsegv": true, "dotenv": true,
 }
 
 // runWrappers are "X run CMD"-style runners of a project environment.
@@ -194,7 +194,7 @@ func isAssignment(w string) bool {
 // writerProgs write their input or arguments where their output is
 // redirected: a redirect of theirs is an edit; of any other program's
 // output (pytest > log.txt) it is a log, not a change to the work.
-var writerProgs = map[string]bool{"cat": true, "echo": true, "printf": true, "tee": true, "": true, "envsubst": true, "jq": false}
+var writerProgs = map[string]bool{"cat": true, "echo": true, "printf": true, "tee": true, "": true, "envsubst": true}
 
 // classifyCmd reads one simple command.
 func classifyCmd(c *shellCmd) segment {
@@ -360,19 +360,9 @@ func editTargets(prog string, args []string) []string {
 	ops := nonOptions(args)
 	switch prog {
 	case "sed", "perl", "gsed":
-		// sed -i 's/a/b/' f1 f2: the script is the first operand unless
-		// -e gave it.
-		hasE := false
-		for _, a := range args {
-			if a == "-e" || a == "--expression" {
-				hasE = true
-			}
-		}
-		if !hasE && len(ops) > 0 {
-			ops = ops[1:]
-		}
-		if hasE && len(ops) > 0 {
-			// the -e script word is an operand here too
+		// sed -i 's/a/b/' f1 f2: the script is the first operand (after
+		// -e too: nonOptions keeps the word -e takes).
+		if len(ops) > 0 {
 			ops = ops[1:]
 		}
 	case "mv", "cp", "ln", "install":
@@ -526,9 +516,6 @@ func progKind(prog, word string, args []string, c *shellCmd) (StepKind, string) 
 	case "bats", "shunit2", "prove", "busted", "julia-test":
 		return StepTest, prog
 	case "javac", "scalac", "kotlinc", "gcc", "g++", "cc", "c++", "clang", "clang++", "rustc", "cmake", "configure", "meson", "autoreconf", "ghc", "nim":
-		if prog == "cmake" && hasArg(args, "--build") || prog != "cmake" {
-			return StepBuild, prog
-		}
 		return StepBuild, prog
 	case "java", "kotlin", "ruby", "perl", "Rscript", "julia", "lua", "bash", "sh", "zsh", "dash", "elixir", "psql", "sqlite3", "duckdb", "mysql":
 		if prog == "perl" && hasInPlace(args) {
@@ -807,27 +794,21 @@ func jsPackageKind(prog string, args []string) (StepKind, string) {
 }
 
 func mavenKind(args []string) (StepKind, string) {
-	skip := false
-	test, build := false, false
+	skip, test := false, false
 	for _, a := range args {
 		switch {
 		case strings.HasPrefix(a, "-DskipTests") || strings.HasPrefix(a, "-Dmaven.test.skip"):
 			skip = true
 		case a == "test" || a == "verify" || a == "install" || a == "package" || a == "integration-test" || a == "surefire:test" || strings.HasPrefix(a, "-Dtest="):
 			test = true
-		case a == "compile" || a == "test-compile" || a == "clean" || strings.HasPrefix(a, "exec:") || a == "dependency:tree":
-			build = true
-		case strings.HasPrefix(a, "dependency:"):
+		case strings.HasPrefix(a, "dependency:") && a != "dependency:tree":
 			return StepInstall, "mvn"
 		}
 	}
 	if test && !skip {
 		return StepTest, "mvn"
 	}
-	if test || build || len(args) > 0 {
-		return StepBuild, "mvn"
-	}
-	return StepBuild, "mvn"
+	return StepBuild, "mvn" // compile, package -DskipTests, clean …
 }
 
 func gradleKind(args []string) (StepKind, string) {

@@ -259,13 +259,7 @@ func testSummary(out string) summaryScan {
 				s.counts = TestCounts{Passed: max(0, n-f-e), Failed: f, Errors: e, Failing: s.counts.Failing}
 				s.line, s.found = t, true
 			}
-		case strings.Contains(t, "tests completed"):
-			if m := gradleSum.FindStringSubmatch(t); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				f, _ := strconv.Atoi(m[2])
-				s.counts = TestCounts{Passed: n - f, Failed: f, Failing: s.counts.Failing}
-				s.line, s.found = t, true
-			}
+		case s.totalFailed(t):
 		case strings.Contains(t, "Tests: succeeded"):
 			if m := sbtSum.FindStringSubmatch(t); m != nil {
 				p, _ := strconv.Atoi(m[1])
@@ -277,20 +271,6 @@ func testSummary(out string) summaryScan {
 			if sbtPassed.MatchString(t) && !s.found {
 				s.line, s.found = strings.TrimPrefix(t, "[info] "), true
 				s.counts.Passed = max(s.counts.Passed, 1)
-			}
-		case strings.Contains(t, "tests passed,") || strings.Contains(t, "tests passed, "):
-			if m := ctestSum.FindStringSubmatch(t); m != nil {
-				f, _ := strconv.Atoi(m[1])
-				n, _ := strconv.Atoi(m[2])
-				s.counts = TestCounts{Passed: n - f, Failed: f, Failing: s.counts.Failing}
-				s.line, s.found = t, true
-			}
-		case strings.Contains(t, "example"):
-			if m := rspecSum.FindStringSubmatch(t); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				f, _ := strconv.Atoi(m[2])
-				s.counts = TestCounts{Passed: n - f, Failed: f, Failing: s.counts.Failing}
-				s.line, s.found = t, true
 			}
 		case strings.HasPrefix(t, "OK ("):
 			if m := phpunitOK.FindStringSubmatch(t); m != nil {
@@ -399,6 +379,38 @@ func summaryLine(t string) bool {
 	}
 	for _, w := range [...]string{"OK", "FAIL", "ERROR", "●", "passed", "not ok", "PASS", "failed", "no tests", "---"} {
 		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// totalFailedSums are the summaries that give a total and the failures:
+// Gradle's "5 tests completed, 1 failed", ctest's "80% tests passed, 1
+// tests failed out of 5", rspec's "4 examples, 1 failure". total and
+// failed index the pattern's groups.
+var totalFailedSums = []struct {
+	word          string
+	re            *regexp.Regexp
+	total, failed int
+}{
+	{"tests completed", gradleSum, 1, 2},
+	{"tests passed,", ctestSum, 2, 1},
+	{"example", rspecSum, 1, 2},
+}
+
+// totalFailed reads t as one of totalFailedSums into s; it reports
+// whether one matched.
+func (s *summaryScan) totalFailed(t string) bool {
+	for _, f := range totalFailedSums {
+		if !strings.Contains(t, f.word) {
+			continue
+		}
+		if m := f.re.FindStringSubmatch(t); m != nil {
+			n, _ := strconv.Atoi(m[f.total])
+			failed, _ := strconv.Atoi(m[f.failed])
+			s.counts = TestCounts{Passed: max(0, n-failed), Failed: failed, Failing: s.counts.Failing}
+			s.line, s.found = t, true
 			return true
 		}
 	}

@@ -155,7 +155,7 @@ func TestHugeOutputsBounded(t *testing.T) {
 }
 
 // FuzzReadStep: no command or output makes the reader panic, and every
-// step has a kind and result of DESIGN §8.
+// step keeps DESIGN §8's vocabulary and the reader's bounds.
 func FuzzReadStep(f *testing.F) {
 	for _, c := range stepCases {
 		f.Add(string(c.call.Args), c.call.Output)
@@ -163,10 +163,18 @@ func FuzzReadStep(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cmd, out string) {
 		c := shell(cmd, out, nil)
 		s := readStep(&c)
-		if s.Kind.String() == "" || s.Result.String() == "" {
-			t.Fatal("empty name")
+		if int(s.Kind) >= len(kindNames) || int(s.Result) >= len(resultNames) {
+			t.Fatalf("kind %d result %d outside DESIGN §8", s.Kind, s.Result)
 		}
-		_, _ = parseShell(cmd)
+		if len(s.Files) > maxStepFiles || len(s.Errors) > maxRuntimeErrors || len(s.Tests.Failing) > maxFailing {
+			t.Fatalf("unbounded step: %d files, %d errors, %d failing", len(s.Files), len(s.Errors), len(s.Tests.Failing))
+		}
+		if !s.Writes && len(s.Files) > 0 {
+			t.Fatalf("files %v written by a step that does not write", s.Files)
+		}
+		if s.Kind == StepSubmit && len(s.Errors) > 0 {
+			t.Fatal("a submit read for errors")
+		}
 	})
 }
 
