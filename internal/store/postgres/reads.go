@@ -597,52 +597,32 @@ const eachTraceBatch = 1024
 // one for its verdicts. It used to read each trace through Trace, two
 // queries a trace (200,002 round trips for 100,000 traces).
 func (s *DB) EachTrace(ctx context.Context, refs []store.TraceRef, fn func(*triage.Trace, *triage.Verdict) error) error {
-	refs = slices.Clone(refs)
-	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
-	rows := make([]store.StoredRow, 0, eachTraceBatch)
-	ids := make([]int64, 0, eachTraceBatch)
-	for lo := 0; lo < len(refs); {
-		part := refs[lo:min(lo+eachTraceBatch, len(refs))]
-		ids = ids[:0]
-		for _, r := range part {
-			ids = append(ids, r.ID)
-		}
-		n, err := s.batchEnd(ctx, s.pool, ids)
+	var vs map[int64]*triage.Verdict
+	return s.eachBatch(ctx, refs, func(ids []int64) (err error) {
+		vs, err = s.Verdicts(ctx, ids)
+		return err
+	}, func(r store.TraceRef, row store.StoredRow) error {
+		tr, err := s.Decode(row)
 		if err != nil {
 			return err
 		}
-		part, ids, lo = part[:n], ids[:n], lo+n
-		if rows, err = s.bodies(ctx, ids, rows[:0]); err != nil {
-			return err
-		}
-		vs, err := s.Verdicts(ctx, ids)
-		if err != nil {
-			return err
-		}
-		// Both lists are in id order; a ref named twice is the same row.
-		j := 0
-		for _, r := range part {
-			for j < len(rows) && rows[j].ID < r.ID {
-				j++
-			}
-			if j == len(rows) || rows[j].ID != r.ID {
-				return fmt.Errorf("trace %d: %w", r.ID, s.fail("read trace", store.ErrNotFound))
-			}
-			tr, err := s.Decode(rows[j])
-			if err != nil {
-				return err
-			}
-			if err := fn(tr, vs[r.ID]); err != nil {
-				return err
-			}
-		}
-		clear(rows)
-	}
-	return nil
+		return fn(tr, vs[r.ID])
+	})
 }
 
 // EachRow implements store.Traces: a query a batch of traces.
 func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(store.StoredRow) error) error {
+	return s.eachBatch(ctx, refs, nil, func(r store.TraceRef, row store.StoredRow) error {
+		row.RunID, row.Hash, row.Source = r.RunID, "", ""
+		return fn(row)
+	})
+}
+
+// eachBatch walks refs in id order a batch at a time (eachTraceBatch
+// rows, fewer once their bodies pass the byte budget: batchEnd): one query
+// for the batch's bodies, then batch (when set) with the batch's ids, then
+// each ref with its row. A ref named twice is the same row.
+func (s *DB) eachBatch(ctx context.Context, refs []store.TraceRef, batch func(ids []int64) error, each func(store.TraceRef, store.StoredRow) error) error {
 	refs = slices.Clone(refs)
 	slices.SortFunc(refs, func(a, b store.TraceRef) int { return cmp.Compare(a.ID, b.ID) })
 	rows := make([]store.StoredRow, 0, eachTraceBatch)
@@ -661,6 +641,11 @@ func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(store.S
 		if rows, err = s.bodies(ctx, ids, rows[:0]); err != nil {
 			return err
 		}
+		if batch != nil {
+			if err := batch(ids); err != nil {
+				return err
+			}
+		}
 		j := 0
 		for _, r := range part {
 			for j < len(rows) && rows[j].ID < r.ID {
@@ -669,9 +654,7 @@ func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(store.S
 			if j == len(rows) || rows[j].ID != r.ID {
 				return fmt.Errorf("trace %d: %w", r.ID, s.fail("read trace", store.ErrNotFound))
 			}
-			row := rows[j]
-			row.RunID, row.Hash, row.Source = r.RunID, "", ""
-			if err := fn(row); err != nil {
+			if err := each(r, rows[j]); err != nil {
 				return err
 			}
 		}
