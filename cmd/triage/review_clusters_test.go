@@ -17,7 +17,7 @@ import (
 
 // settleUI applies msg to the review app, then runs every command it
 // returns and feeds the messages back, as the runtime would.
-func settleUI(t *testing.T, m tea.Model, msg tea.Msg) tea.Model {
+func settleUI(t testing.TB, m tea.Model, msg tea.Msg) tea.Model {
 	t.Helper()
 	queue := []tea.Msg{msg}
 	for len(queue) > 0 {
@@ -40,7 +40,7 @@ func settleUI(t *testing.T, m tea.Model, msg tea.Msg) tea.Model {
 	return m
 }
 
-func pressUI(t *testing.T, m tea.Model, keys ...string) tea.Model {
+func pressUI(t testing.TB, m tea.Model, keys ...string) tea.Model {
 	t.Helper()
 	for _, k := range keys {
 		msg := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}

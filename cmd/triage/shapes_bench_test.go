@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/triage-dev/triage/internal/triage"
+	"github.com/triage-dev/triage/internal/ui"
 )
 
 // benchShapes are issue 27's shapes at 20,000 rows, a size CI runs: the
@@ -92,5 +98,62 @@ func copyFile(b *testing.B, from, to string) {
 	}
 	if err := os.WriteFile(to, data, 0o644); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkReviewShapes is the review screen on a labelled store of each
+// shape (issue 27 item 4: the first frame and a key press must not depend
+// on how the rows spread over runs and tasks): "first" is a new screen
+// sized and its first page of the queue read from the store and drawn,
+// "next" the key that opens the next leftover's trace, drawn. Compare the
+// shapes' ns/op; the targets are 150 ms and 16 ms.
+//
+//	go test -run XXX -bench ReviewShapes ./cmd/triage/
+func BenchmarkReviewShapes(b *testing.B) {
+	ctx := context.Background()
+	for _, sh := range benchShapes {
+		b.Run(sh.name, func(b *testing.B) {
+			dir := b.TempDir()
+			rows := filepath.Join(dir, "rows.jsonl")
+			out, err := exec.Command("go", "run", "../gentraces", "-n", strconv.Itoa(benchShapeRows), "-seed", "1",
+				"-runs", strconv.Itoa(sh.runs), "-tasks", strconv.Itoa(sh.tasks)).Output()
+			if err != nil {
+				b.Skipf("no rows: make go run ../gentraces work: %v", err)
+			}
+			if err := os.WriteFile(rows, out, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			dbPath := filepath.Join(dir, "labelled.db")
+			var errb bytes.Buffer
+			if code := run(ctx, []string{"--db", dbPath, "import", "--rules", rows}, strings.NewReader(""), io.Discard, &errb); code != exitOK {
+				b.Fatalf("import --rules: exit %d: %s", code, errb.String())
+			}
+			db, err := openDB(ctx, dbPath, decodeRow)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			db.AllowConcurrentReads(2)
+			us := &uiStore{db: db, tax: &triage.Taxonomy{}, app: &app{}}
+			open := func() tea.Model {
+				m := tea.Model(ui.New(us, ui.Config{Reviewer: "bench", Taxonomy: &triage.Taxonomy{}}))
+				m = settleUI(b, m, tea.WindowSizeMsg{Width: 120, Height: 40})
+				return settleUI(b, m, m.Init()())
+			}
+			b.Run("first", func(b *testing.B) {
+				for b.Loop() {
+					if v := open().View(); !strings.Contains(v, "labelled") {
+						b.Fatalf("no queue on the first frame:\n%s", v)
+					}
+				}
+			})
+			b.Run("next", func(b *testing.B) {
+				m := pressUI(b, open(), "enter")
+				for b.Loop() {
+					m = pressUI(b, m, "l")
+					_ = m.View()
+				}
+			})
+		})
 	}
 }
