@@ -195,3 +195,29 @@ func TestTrialConsoleBounds(t *testing.T) {
 	require.Len(t, tr.ToolCalls, maxConsoleCalls)
 	require.Contains(t, tr.Messages[len(tr.Messages)-1].Content, "6 more", "the steps past the bound are counted")
 }
+
+// A trial folder whose results.json is corrupt, with no run-level record
+// to fall back on, imports with an unknown outcome, and the reject names
+// the file and line; a missing one is a warning naming the folder.
+func TestTrialCorruptOrMissingResults(t *testing.T) {
+	t.Parallel()
+	dir := writeTrial(t, map[string]string{"results.json": "{\n\"trial_name\": \"hello.1-of-1.r1\",\n\"is_resolved\": tru", "commands.txt": "ls\n", "sessions/agent.log": "$ ls\n"})
+	o := NewOutcomes()
+	recs := decodeTrialWith(t, dir, o)
+	require.Len(t, recs, 2)
+	require.NotNil(t, recs[0].Reject)
+	require.Equal(t, filepath.Join(dir, "results.json"), recs[0].Reject.File)
+	require.Equal(t, 3, recs[0].Reject.Line)
+	require.Contains(t, recs[0].Reject.Reason, "the trial is imported without it")
+	tr := recs[1].Trace
+	require.NotNil(t, tr)
+	require.Equal(t, triage.OutcomeUnknown, tr.Outcome)
+	require.Nil(t, tr.ExitCode)
+
+	dir = writeTrial(t, map[string]string{"commands.txt": "ls\n", "sessions/agent.log": "$ ls\n", "panes/post-agent.txt": "$ ls\n"})
+	o = NewOutcomes()
+	tr = onlyTrace(t, decodeTrialWith(t, dir, o))
+	require.Equal(t, triage.OutcomeUnknown, tr.Outcome)
+	require.Len(t, o.Warnings(), 1)
+	require.True(t, strings.HasPrefix(o.Warnings()[0], dir+": no result.json or results.json"), o.Warnings()[0])
+}
