@@ -392,12 +392,9 @@ func (b *ohBuilder) finish() *triage.Trace {
 	case b.lastAction == "finish":
 		t.StopReason = "finish"
 	}
-	switch b.agentState {
-	case "error":
-		t.Outcome = triage.OutcomeFailed
-	case "stopped", "rejected":
-		t.Outcome = triage.OutcomeIncomplete
-	}
+	// The agent state is the harness's stop reason, not a verdict: with
+	// no eval report the outcome stays unknown (an errored or stopped run
+	// is not a scorer's fail; issue 28, ponyc-4588).
 	return t
 }
 

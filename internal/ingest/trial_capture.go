@@ -24,10 +24,12 @@ const maxTrialCaptureFiles = 200
 // trialCaptureTrace is the trace of a trial whose agent's log no format
 // reads: what its terminal showed (the capture's last maxCaptureText
 // bytes, escape sequences stripped) as a "terminal" message, and the
-// harness's keystrokes (commands.txt) as a "harness" message. There are
-// no steps (HasToolLog false): the capture is kept as text for a person
-// to read, and the outcome, failing tests and caps the harness recorded
-// still count (applyTrialResult).
+// harness's keystrokes (commands.txt) as a "harness" message. When the
+// capture is the console of an agent whose printing is known
+// (mini-swe-agent, OpenHands; see consoleTrace) its steps are read from
+// it; else there are no steps (HasToolLog false): the capture is kept as
+// text for a person to read, and the outcome, failing tests and caps the
+// harness recorded still count (applyTrialResult).
 func trialCaptureTrace(dir string, src Source) *triage.Trace {
 	t := newHarnessTrace(nameTrial, src)
 	t.HasToolLog = false
@@ -63,7 +65,18 @@ func trialCaptureTrace(dir string, src Source) *triage.Trace {
 	if best != "" {
 		cands = append([]string{best}, cands...)
 	}
+	// A console whose printing is known is read as steps (consoleTrace);
+	// the harness's keystrokes still go with it.
 	for _, p := range cands {
+		if ct := consoleTrace(p, src); ct != nil {
+			t = ct
+			break
+		}
+	}
+	for _, p := range cands {
+		if t.HasToolLog {
+			break
+		}
 		c, ok := readCaptureFile(p, maxCaptureText)
 		if !ok || strings.TrimSpace(c.Text) == "" {
 			continue

@@ -279,7 +279,9 @@ func lastCheck(a *triage.Activity, end int) int {
 
 // abnormalStops are words of a harness's stop reason that say the run did
 // not end by submitting: a crash, a format or context error, a limit.
-var abnormalStops = []string{"error", "exit_", "cost", "context", "format", "limit", "max", "crash", "cancel", "timeout", "killed", "interrupt", "exception", "fail"}
+// SWE-agent's early_exit (the agent quit before its budget, without
+// submitting) is one too: it does not end with "exit_".
+var abnormalStops = []string{"error", "exit_", "early_exit", "cost", "context", "format", "limit", "max", "crash", "cancel", "timeout", "killed", "interrupt", "exception", "fail"}
 
 // normalStop reports whether the harness says the run ended as runs do
 // (submitted, finished, or nothing recorded).
@@ -305,6 +307,13 @@ func (r *run) eliminate() {
 	tr := r.tr
 	if !normalStop(tr.StopReason) {
 		r.ambiguous("the harness stopped the run abnormally (" + clip(tr.StopReason) + "): SCORER_RED by elimination is a reviewer's call")
+		return
+	}
+	if tr.Answer != nil && strings.TrimSpace(*tr.Answer) == "" && (tr.Source == "swe-agent" || tr.Source == "mini-swe-agent") {
+		// An empty submission is no work the scorer failed: why the
+		// agent gave up is a reviewer's reading (DESIGN §7, unknown
+		// goes to people), not SCORER_RED by elimination.
+		r.ambiguous("the agent submitted an empty patch: there is no work for the scorer to have failed, so SCORER_RED by elimination is a reviewer's call")
 		return
 	}
 	const by = "SCORER_RED by elimination (a red run, a normal stop, no other class): "

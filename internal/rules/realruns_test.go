@@ -142,8 +142,26 @@ func TestExplainedReds(t *testing.T) {
 		require.Equal(t, triage.ScorerRed, v.Primary)
 		require.Equal(t, triage.DecisionLeftover, v.Decision)
 		require.Contains(t, v.Reason, "stopped the run abnormally (exit_format)")
+		// SWE-agent's early_exit is abnormal too, though it has no "exit_".
+		tr.StopReason = "early_exit"
+		v = Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.DecisionLeftover, v.Decision, v.Reason)
+		require.Contains(t, v.Reason, "stopped the run abnormally (early_exit)")
+	})
+	t.Run("an empty SWE-agent patch is not SCORER_RED by elimination", func(t *testing.T) {
+		t.Parallel()
+		tr := harnessRun(false, srcDiff, sh("python -m pytest tests", "3 passed in 0.1s", 0))
+		tr.Scorer, tr.StopReason, tr.Source, tr.Answer = nil, "submitted", "swe-agent", ptrTo("")
+		v := Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.DecisionLeftover, v.Decision, v.Reason)
+		require.Contains(t, v.Reason, "empty patch")
+		tr.Answer = ptrTo("diff --git a/x b/x")
+		v = Classify(nil, Budgets{}, nil, tr)
+		require.Equal(t, triage.DecisionCertain, v.Decision, "with a patch the elimination stands: %s", v.Reason)
 	})
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // TestThrashingGoesToPeople: one command with one output again and again,
 // not in a row, is not the seed's loop, but it is not an honest fail a
