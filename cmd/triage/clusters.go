@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -154,7 +155,15 @@ func (cs *clusterSet) str(s string) string {
 // toolSet returns the clusterSet's copy of a sorted set of tool names,
 // shared by every trace that called the same tools.
 func (cs *clusterSet) toolSet(names []string) []string {
-	k := strings.Join(names, "\x00")
+	// Each name with its length before it: a separator alone would
+	// make ["a\x00b"] the set ["a", "b"].
+	var kb strings.Builder
+	for _, n := range names {
+		kb.WriteString(strconv.Itoa(len(n)))
+		kb.WriteByte(':')
+		kb.WriteString(n)
+	}
+	k := kb.String()
 	if v, ok := cs.tools[k]; ok {
 		return v
 	}
