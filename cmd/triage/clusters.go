@@ -231,6 +231,9 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 				}
 				return nil
 			}
+			if len(cs.traces)%signatureChunk == 0 {
+				a.heap.check()
+			}
 			cs.traces = append(cs.traces, failing{id: s.ID, run: str(s.RunID), key: s.Key(), primary: str(f.Primary), baseline: isBase, failed: failed, sig: -1, repo: str(repoOf(s.TaskID))})
 			return nil
 		})
@@ -256,6 +259,7 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 	// while the signatures were computed (issue 27).
 	refs := make([]store.TraceRef, 0, min(len(cs.traces), signatureChunk))
 	for lo := 0; lo < len(cs.traces); lo += signatureChunk {
+		a.heap.check()
 		refs = refs[:0]
 		for _, t := range cs.traces[lo:min(lo+signatureChunk, len(cs.traces))] {
 			refs = append(refs, store.TraceRef{ID: t.id, RunID: t.run})
@@ -366,6 +370,7 @@ func (a *app) runClusters(ctx context.Context, o clusterOpts) error {
 	if err != nil {
 		return err
 	}
+	a.heap = clustersGC()
 	cs, err := a.clusterRuns(ctx, db, o.runs, o.baseline, false)
 	if err != nil {
 		return err
