@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -134,6 +136,43 @@ type clusterSet struct {
 	of      []int
 	skipped int // traces with no label and no known outcome
 	cut     int // traces read only up to maxReadToolCalls calls
+	// intern and tools keep one copy of each run, class, repository and
+	// tool name and of each set of tools: a trace's record points at
+	// them instead of holding its own (issue 27).
+	intern map[string]string
+	tools  map[string][]string
+}
+
+// str returns the clusterSet's copy of s.
+func (cs *clusterSet) str(s string) string {
+	if v, ok := cs.intern[s]; ok {
+		return v
+	}
+	cs.intern[s] = s
+	return s
+}
+
+// toolSet returns the clusterSet's copy of a sorted set of tool names,
+// shared by every trace that called the same tools.
+func (cs *clusterSet) toolSet(names []string) []string {
+	// Each name with its length before it: a separator alone would
+	// make ["a\x00b"] the set ["a", "b"].
+	var kb strings.Builder
+	for _, n := range names {
+		kb.WriteString(strconv.Itoa(len(n)))
+		kb.WriteByte(':')
+		kb.WriteString(n)
+	}
+	k := kb.String()
+	if v, ok := cs.tools[k]; ok {
+		return v
+	}
+	v := slices.Clip(names)
+	for i, n := range v {
+		v[i] = cs.str(n)
+	}
+	cs.tools[k] = v
+	return v
 }
 
 // isFailing reports whether a trace counts as failing: its current label
@@ -175,15 +214,8 @@ func isLeftover(st *triage.LabelState) bool {
 // clustered too, whatever their outcome: a review session groups its
 // queue by them.
 func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, baseline string, leftovers bool) (*clusterSet, error) {
-	cs := &clusterSet{c: signature.NewClusterer()}
-	intern := map[string]string{}
-	str := func(s string) string {
-		if v, ok := intern[s]; ok {
-			return v
-		}
-		intern[s] = s
-		return s
-	}
+	cs := &clusterSet{c: signature.NewClusterer(), intern: map[string]string{}, tools: map[string][]string{}}
+	str := cs.str
 	read := func(run string) error {
 		return db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
 			isBase := baseline != "" && s.RunID == baseline
@@ -198,6 +230,9 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 					cs.skipped++
 				}
 				return nil
+			}
+			if len(cs.traces)%signatureChunk == 0 {
+				a.heap.check()
 			}
 			cs.traces = append(cs.traces, failing{id: s.ID, run: str(s.RunID), key: s.Key(), primary: str(f.Primary), baseline: isBase, failed: failed, sig: -1, repo: str(repoOf(s.TaskID))})
 			return nil
@@ -219,21 +254,32 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 	}
 	slices.SortFunc(cs.traces, func(x, y failing) int { return cmp.Compare(x.id, y.id) })
 	cs.traces = slices.CompactFunc(cs.traces, func(x, y failing) bool { return x.id == y.id })
-	refs := make([]store.TraceRef, len(cs.traces))
-	for i, t := range cs.traces {
-		refs[i] = store.TraceRef{ID: t.id, RunID: t.run}
-	}
-	if err := a.signatures(ctx, db, refs, cs); err != nil {
-		return nil, err
+	// The refs go to the store a chunk at a time: a slice of every
+	// failing trace's ref beside cs.traces doubled what a trace costs
+	// while the signatures were computed (issue 27).
+	refs := make([]store.TraceRef, 0, min(len(cs.traces), signatureChunk))
+	for lo := 0; lo < len(cs.traces); lo += signatureChunk {
+		a.heap.check()
+		refs = refs[:0]
+		for _, t := range cs.traces[lo:min(lo+signatureChunk, len(cs.traces))] {
+			refs = append(refs, store.TraceRef{ID: t.id, RunID: t.run})
+		}
+		if err := a.signatures(ctx, db, lo, refs, cs); err != nil {
+			return nil, err
+		}
 	}
 	cs.groups, cs.of = cs.c.Cluster()
 	return cs, nil
 }
 
-// signatures computes every failing trace's signature, decoding and
-// reading on all cores while the store streams the rows, and adds them to
-// the clusterer in id order.
-func (a *app) signatures(ctx context.Context, db store.Store, refs []store.TraceRef, cs *clusterSet) error {
+// signatureChunk is how many traces' refs clusterRuns hands the store at
+// once.
+const signatureChunk = 8192
+
+// signatures computes the signatures of the failing traces cs.traces[lo:]
+// that refs name, decoding and reading on all cores while the store
+// streams the rows, and adds them to the clusterer in id order.
+func (a *app) signatures(ctx context.Context, db store.Store, lo int, refs []store.TraceRef, cs *clusterSet) error {
 	type job struct {
 		i  int
 		tr *triage.Trace
@@ -246,8 +292,10 @@ func (a *app) signatures(ctx context.Context, db store.Store, refs []store.Trace
 		tools []string
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
-	jobs := make(chan job, 256)
-	results := make(chan done, 256)
+	// A few jobs a worker: each holds a decoded trace, and 256 of them
+	// were a third of the heap's peak (issue 27).
+	jobs := make(chan job, 4*workers)
+	results := make(chan done, 4*workers)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -262,18 +310,10 @@ func (a *app) signatures(ctx context.Context, db store.Store, refs []store.Trace
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
-		intern := map[string]string{}
 		for d := range results {
 			t := &cs.traces[d.i]
-			t.tool = d.tool
-			for i, name := range d.tools {
-				if v, ok := intern[name]; ok {
-					d.tools[i] = v
-				} else {
-					intern[name] = name
-				}
-			}
-			t.tools = d.tools
+			t.tool = cs.str(d.tool)
+			t.tools = cs.toolSet(d.tools)
 			if why := d.s.Unclusterable(); why != "" {
 				t.reason = why
 				continue
@@ -281,7 +321,7 @@ func (a *app) signatures(ctx context.Context, db store.Store, refs []store.Trace
 			t.sig = cs.c.Add(d.s)
 		}
 	}()
-	i := 0
+	i := lo
 	err := db.EachTrace(ctx, refs, func(tr *triage.Trace, v *triage.Verdict) error {
 		tr.Raw = nil // the signature never reads the raw record
 		if tr.ReadCut != nil {
@@ -330,6 +370,7 @@ func (a *app) runClusters(ctx context.Context, o clusterOpts) error {
 	if err != nil {
 		return err
 	}
+	a.heap = clustersGC()
 	cs, err := a.clusterRuns(ctx, db, o.runs, o.baseline, false)
 	if err != nil {
 		return err

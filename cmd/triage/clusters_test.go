@@ -371,3 +371,22 @@ func TestClustersJSONSaysWhatItDidNotCount(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	require.Contains(t, out, "(1 trace is not counted")
 }
+
+// TestClusterSetSharesToolSets holds clusters to one copy of each set of
+// tools (issue 27: a slice per failing trace was a fifth of its record):
+// equal sets share their array, unequal ones do not, and the shared copy
+// is clipped so that an append to it cannot write into another's.
+func TestClusterSetSharesToolSets(t *testing.T) {
+	t.Parallel()
+	cs := &clusterSet{intern: map[string]string{}, tools: map[string][]string{}}
+	a := cs.toolSet(append(make([]string, 0, 8), "bash", "edit"))
+	b := cs.toolSet([]string{"bash", "edit"})
+	c := cs.toolSet([]string{"bash"})
+	d := cs.toolSet([]string{"bash\x00edit"})
+	require.Equal(t, []string{"bash", "edit"}, b)
+	require.Same(t, &a[0], &b[0], "equal sets share one array")
+	require.NotSame(t, &a[0], &c[0])
+	require.Equal(t, []string{"bash\x00edit"}, d, "a name with the separator in it is not another set")
+	require.Equal(t, len(a), cap(a), "the shared copy is clipped")
+	require.Len(t, cs.tools, 3)
+}

@@ -56,6 +56,9 @@ type app struct {
 	isTerminal func(w any) bool
 	// cfg is the config file (settings.go), read before any command runs.
 	cfg fileConfig
+	// heap is the soft memory limit `clusters` keeps while its live heap
+	// is small (clustersGC); nil for the other commands.
+	heap *heapCap
 }
 
 // openStore opens the store, which must exist: a command that reads
