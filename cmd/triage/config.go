@@ -91,5 +91,6 @@ func loadPack(dir string) (*triage.Pack, []pack.Problem, error) {
 	if dir == samplePackDir {
 		return loadSamplePack()
 	}
-	return pack.Load(dir)
+	pk, err := pack.Open(dir)
+	return pk, nil, err
 }

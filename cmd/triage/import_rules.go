@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/triage-dev/triage/internal/rules"
@@ -51,7 +53,24 @@ func (ir *importRules) run(id string) *runRules {
 // so that both give the same verdict.
 func (ir *importRules) label(batch []store.Added) ([]*triage.Verdict, error) {
 	out := make([]*triage.Verdict, len(batch))
-	for i, ad := range batch {
+	// The batch is classified a task at a time, so that a task is
+	// compiled at most once a batch whatever order its rows came in (rows
+	// alternating between tasks that outweigh the cache would otherwise
+	// compile again a row).
+	order := make([]int, len(batch))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ta, tb := batch[a].Trace, batch[b].Trace
+		return cmp.Or(cmp.Compare(ta.RunID, tb.RunID), cmp.Compare(ta.TaskID, tb.TaskID))
+	})
+	var last struct {
+		run, task string
+		ct        *rules.Compiled
+	}
+	for _, i := range order {
+		ad := batch[i]
 		tr := ad.Trace
 		rr := ir.run(tr.RunID)
 		if err := rr.loadPack(&ir.l.pk); err != nil {
@@ -63,7 +82,10 @@ func (ir *importRules) label(batch []store.Added) ([]*triage.Verdict, error) {
 				return nil, fmt.Errorf("%s:%d: %w", ad.File, ad.Line, err)
 			}
 		}
-		v := ir.l.tasks.forTask(rr.pack, tr.TaskID).Classify(rr.budgets, tr)
+		if last.ct == nil || last.run != tr.RunID || last.task != tr.TaskID {
+			last.run, last.task, last.ct = tr.RunID, tr.TaskID, ir.l.tasks.forTask(rr.pack, tr.TaskID)
+		}
+		v := last.ct.Classify(rr.budgets, tr)
 		out[i] = &v
 	}
 	return out, nil

@@ -82,7 +82,7 @@ func (a *app) cardInput(ctx context.Context, db store.Store, run string, tax *tr
 			// The pack only adds how many tasks have no trace; a pack
 			// that moved costs that note, said here, not the report.
 			if pk, _, err := loadPack(c.PackDir); err == nil {
-				in.NTasksInPack = len(pk.Tasks)
+				in.NTasksInPack = pk.Len()
 			} else {
 				sayf(a.stderr, "note: run %s: its pack could not be read (%s), so tasks with no trace are not counted\n", run, errText(err))
 			}

@@ -59,8 +59,11 @@ func (a *app) storeRedactor(ctx context.Context, db store.Store, redact bool) (*
 		if err := frozenPack(r, p); err != nil {
 			return refuse(fmt.Errorf("--redact: %w", err))
 		}
-		for _, t := range p.Tasks {
+		if err := p.Each(func(t *triage.Task) error {
 			sentinels = append(sentinels, t.Sentinels...)
+			return nil
+		}); err != nil {
+			return refuse(fmt.Errorf("--redact: %w", err))
 		}
 	}
 	rd := triage.NewRedactor(sentinels)

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -91,11 +93,15 @@ type taskCache struct {
 	mu     sync.Mutex
 	m      map[*triage.Task]*rules.Compiled
 	weight int
+	// compiles counts ForTask calls for a pack entry, for the tests that
+	// hold compile work to a task per batch, never a row.
+	compiles atomic.Int64
 }
 
 // maxTaskWeight bounds a taskCache: about 32,000 compiled globs or API
-// paths' worth.
-const maxTaskWeight = 1 << 15
+// paths' worth. A variable so that a test can make a small pack overflow
+// it.
+var maxTaskWeight = 1 << 15
 
 func newTaskCache(base *rules.Base) *taskCache {
 	return &taskCache{base: base}
@@ -103,30 +109,48 @@ func newTaskCache(base *rules.Base) *taskCache {
 
 // forTask returns the compiled state of task id in pack pk (nil: no pack).
 func (c *taskCache) forTask(pk *triage.Pack, id string) *rules.Compiled {
+	ct, _ := c.get(pk, id, true)
+	return ct
+}
+
+// cached returns the compiled state of task id in pk when it needs no
+// compiling (the task is cached, or has no pack entry).
+func (c *taskCache) cached(pk *triage.Pack, id string) (*rules.Compiled, bool) {
+	return c.get(pk, id, false)
+}
+
+func (c *taskCache) get(pk *triage.Pack, id string, compile bool) (*rules.Compiled, bool) {
 	t := pk.Task(id)
 	if t == nil {
-		return c.base.ForTask(nil)
+		return c.base.ForTask(nil), true
 	}
 	c.mu.Lock()
 	ct, ok := c.m[t]
 	c.mu.Unlock()
-	if ok {
-		return ct
+	if ok || !compile {
+		return ct, ok
 	}
 	// Compiled outside the lock, so the other worker is not held up by a
 	// long allowlist; if both compile one task, one result is kept.
+	c.compiles.Add(1)
 	ct = c.base.ForTask(t)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[t]; ok {
-		return old
+		return old, true
 	}
 	if c.m == nil || c.weight+ct.Weight() > maxTaskWeight {
 		c.m, c.weight = map[*triage.Task]*rules.Compiled{}, 0
 	}
 	c.m[t] = ct
 	c.weight += ct.Weight()
-	return ct
+	return ct, true
+}
+
+// taskKey names a task of a run's pack within one batch.
+type taskKey struct {
+	pk *triage.Pack
+	id string
 }
 
 // errRunAppeared stops a labelling that met a trace of a run it did not
@@ -167,6 +191,28 @@ func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
 	}
 	events := make([]triage.LabelEvent, len(rows))
 	errs := make([]error, len(rows))
+	// A task is compiled at most once a batch in the first pass. When the
+	// cache drops a task the batch already compiled (the batch's tasks
+	// outweigh it, e.g. rows alternating between two tasks of 20,000
+	// globs), the row waits for the second pass, which compiles each such
+	// task once for all its waiting rows: the cache could otherwise
+	// compile again for every row.
+	var (
+		mu       sync.Mutex
+		compiled = map[taskKey]bool{}
+		waiting  []int
+	)
+	classify := func(i int, tr *triage.Trace, ct *rules.Compiled) {
+		r := rows[i]
+		var opts []rules.Option
+		if l.held[r.ID] {
+			opts = append(opts, rules.HeldOut)
+		}
+		v := ct.Classify(l.runs[r.RunID].budgets, tr, opts...)
+		events[i] = triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
+			Primary: v.Primary, Secondary: v.Secondary, TaxonomyVersion: v.TaxonomyVersion, Verdict: &v}
+	}
+	taskIDs := make([]string, len(rows))
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -183,18 +229,53 @@ func (l *labeller) label(rows []store.StoredRow) ([]triage.LabelEvent, error) {
 				if tr.ReadCut != nil {
 					l.cut.Add(1)
 				}
-				rr := l.runs[r.RunID]
-				var opts []rules.Option
-				if l.held[r.ID] {
-					opts = append(opts, rules.HeldOut)
+				pk := l.runs[r.RunID].pack
+				ct, ok := l.tasks.cached(pk, tr.TaskID)
+				if !ok {
+					k := taskKey{pk, tr.TaskID}
+					mu.Lock()
+					again := compiled[k]
+					compiled[k] = true
+					if again {
+						waiting = append(waiting, i)
+						taskIDs[i] = tr.TaskID
+					}
+					mu.Unlock()
+					if again {
+						continue
+					}
+					ct = l.tasks.forTask(pk, tr.TaskID)
 				}
-				v := l.tasks.forTask(rr.pack, tr.TaskID).Classify(rr.budgets, tr, opts...)
-				events[i] = triage.LabelEvent{TraceID: r.ID, Actor: triage.ActorRules, Kind: triage.KindRule,
-					Primary: v.Primary, Secondary: v.Secondary, TaxonomyVersion: v.TaxonomyVersion, Verdict: &v}
+				classify(i, tr, ct)
 			}
 		}()
 	}
 	wg.Wait()
+	if len(waiting) > 0 {
+		// Second pass, one task at a time: its rows decoded again (only
+		// rows whose task the cache dropped within this batch).
+		slices.SortFunc(waiting, func(a, b int) int {
+			return cmp.Or(cmp.Compare(rows[a].RunID, rows[b].RunID), cmp.Compare(taskIDs[a], taskIDs[b]), cmp.Compare(a, b))
+		})
+		for lo := 0; lo < len(waiting); {
+			hi := lo + 1
+			pk := l.runs[rows[waiting[lo]].RunID].pack
+			for hi < len(waiting) && l.runs[rows[waiting[hi]].RunID].pack == pk && taskIDs[waiting[hi]] == taskIDs[waiting[lo]] {
+				hi++
+			}
+			ct := l.tasks.base.ForTask(pk.Task(taskIDs[waiting[lo]]))
+			l.tasks.compiles.Add(1)
+			for _, i := range waiting[lo:hi] {
+				tr, err := l.db.Decode(rows[i])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				classify(i, tr, ct)
+			}
+			lo = hi
+		}
+	}
 	return events, errors.Join(errs...)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -99,4 +100,71 @@ func TestTaskCacheCompilesOnceAndStaysBounded(t *testing.T) {
 		require.LessOrEqual(t, c.weight, maxTaskWeight)
 	}
 	require.Less(t, len(c.m), 100)
+}
+
+// interleaved makes n rows of run "r" alternating between tasks A and B,
+// and a pack whose two entries each weigh more than half of maxTaskWeight,
+// so that the cache cannot hold both.
+func interleaved(n int) (decodeStore, []store.StoredRow, *triage.Pack) {
+	d := decodeStore{traces: map[int64]*triage.Trace{}}
+	pk := &triage.Pack{Tasks: map[string]*triage.Task{}}
+	for _, id := range []string{"A", "B"} {
+		task := &triage.Task{ID: id}
+		for k := range maxTaskWeight*3/5 + 1 {
+			task.Allowlist = append(task.Allowlist, id+"/d"+strconv.Itoa(k)+"/**")
+		}
+		pk.Tasks[id] = task
+	}
+	rows := make([]store.StoredRow, n)
+	exit := 1
+	for i := range n {
+		id := int64(i + 1)
+		rows[i] = store.StoredRow{ID: id, RunID: "r"}
+		d.traces[id] = &triage.Trace{ID: id, RunID: "r", TaskID: []string{"A", "B"}[i%2], Seed: i, ExitCode: &exit,
+			ToolCalls: []triage.ToolCall{{Name: "edit_file", Args: []byte(`{"path":"A/d1/x.py"}`)}}}
+	}
+	return d, rows, pk
+}
+
+// No order of rows makes compile work repeat a row: rows alternating
+// between two tasks that together outweigh the cache compiled a task for
+// every row (the cache emptied itself at each), 200 compiles for 200 rows;
+// now each task is compiled at most twice a batch (`rules run`) and once
+// (`import --rules`), and the verdicts are those of a cache that holds
+// both. Not parallel: it shrinks maxTaskWeight and GOMAXPROCS.
+func TestCompileNeverRepeatsPerRow(t *testing.T) {
+	defer func(w int) { maxTaskWeight = w }(maxTaskWeight)
+	maxTaskWeight = 100
+	// One worker takes the rows in their order, A, B, A, B: with two,
+	// each may take one task's rows alone.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	d, rows, pk := interleaved(200)
+	tax := rules.DefaultTaxonomy()
+	base := rules.CompileTaxonomy(tax)
+	rr := &runRules{loaded: true, pack: pk}
+	rr.once.Do(func() {})
+	l := &labeller{db: d, tax: tax, base: base, tasks: newTaskCache(base), runs: map[string]*runRules{"r": rr}}
+	events, err := l.label(rows)
+	require.NoError(t, err)
+	require.Len(t, events, len(rows))
+	require.LessOrEqual(t, l.tasks.compiles.Load(), int64(4), "rules run: compiles for %d rows of two tasks", len(rows))
+	for i, e := range events {
+		want := base.ForTask(pk.Task(d.traces[rows[i].ID].TaskID)).Classify(rules.Budgets{}, d.traces[rows[i].ID])
+		require.Equal(t, rows[i].ID, e.TraceID)
+		require.Equal(t, want.Primary, e.Primary, "row %d", i)
+		require.Equal(t, want.Secondary, e.Secondary, "row %d", i)
+	}
+
+	batch := make([]store.Added, len(rows))
+	for i, r := range rows {
+		batch[i] = store.Added{Trace: d.traces[r.ID]}
+	}
+	l = &labeller{db: d, tax: tax, base: base, tasks: newTaskCache(base), runs: map[string]*runRules{"r": rr}}
+	ir := &importRules{l: l}
+	verdicts, err := ir.label(batch)
+	require.NoError(t, err)
+	require.LessOrEqual(t, l.tasks.compiles.Load(), int64(2), "import --rules: compiles for %d rows of two tasks", len(rows))
+	for i, v := range verdicts {
+		require.Equal(t, events[i].Primary, v.Primary, "row %d", i)
+	}
 }

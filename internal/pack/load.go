@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/triage-dev/triage/internal/triage"
 )
@@ -31,20 +34,133 @@ const maxFileBytes = 8 << 20
 //
 // Everything wrong with the pack comes back as Problems (task.json keys,
 // unparsable specs, missing prompts, hidden tests or withheld files), in
-// task order, and the tasks are still returned as far as they could be
-// read. The error is for a pack that cannot be read at all.
+// task order. Every task is read once for them, one at a time; the pack
+// returned reads a task again when it is asked for (see Open). The error
+// is for a pack that cannot be read at all.
 func Load(dir string) (*triage.Pack, []Problem, error) {
+	p, src, err := open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var probs []Problem
+	for _, id := range src.ids {
+		_, tp := loadTask(src.fsys, path.Join(src.tasks, id), id)
+		probs = append(probs, tp...)
+	}
+	if len(src.ids) == 0 {
+		probs = append(probs, noTasks)
+	}
+	return p, probs, nil
+}
+
+// Open is Load without the problems: the hash and the list of tasks, each
+// read from disk when the rules first ask for it and kept in a cache
+// bounded by weight. It is what labelling uses, where a pack of 100k tasks
+// with 1,000 allowlist globs each must cost memory by the batch, not by
+// the pack (issue 27).
+func Open(dir string) (*triage.Pack, error) {
+	p, _, err := open(dir)
+	return p, err
+}
+
+func open(dir string) (*triage.Pack, *dirSource, error) {
 	r, tasks, err := openDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load pack: %w", err)
 	}
-	defer r.Close()
-	p, probs, err := load(r.FS(), tasks, rootTree(r))
+	sum, err := hashTasks(rootTree(r), tasks)
 	if err != nil {
+		r.Close()
 		return nil, nil, err
 	}
-	p.Dir = dir
-	return p, probs, nil
+	entries, err := fs.ReadDir(r.FS(), tasks)
+	if err != nil {
+		r.Close()
+		return nil, nil, fmt.Errorf("load pack: %w", err)
+	}
+	src := &dirSource{root: r, fsys: r.FS(), tasks: tasks}
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			src.ids = append(src.ids, e.Name())
+		}
+	}
+	// ReadDir sorts by name; the ids are searched, so say it.
+	sort.Strings(src.ids)
+	return &triage.Pack{Dir: dir, SHA256: sum, Source: src}, src, nil
+}
+
+var noTasks = Problem{Level: LevelError, Message: "no task directories: a pack holds one sub-directory per task"}
+
+// sourceWeight bounds what a dirSource keeps: the bytes of its tasks'
+// prompts and lists, about 32 MiB, after which the cache starts again.
+var sourceWeight = 32 << 20
+
+// dirSource reads a pack's tasks from its directory when asked. It keeps
+// the directory open (an os.Root, so a task cannot reach outside it) for
+// the life of the pack.
+type dirSource struct {
+	root  *os.Root
+	fsys  fs.FS
+	tasks string
+	ids   []string // sorted
+
+	mu     sync.Mutex
+	cache  map[string]*triage.Task
+	weight int
+}
+
+// Task implements triage.TaskSource.
+func (s *dirSource) Task(id string) *triage.Task {
+	if _, ok := slices.BinarySearch(s.ids, id); !ok {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t, ok := s.cache[id]; ok {
+		return t
+	}
+	t, _ := loadTask(s.fsys, path.Join(s.tasks, id), id)
+	w := taskWeight(t)
+	if s.cache == nil || s.weight+w > sourceWeight {
+		s.cache, s.weight = map[string]*triage.Task{}, 0
+	}
+	s.cache[id] = t
+	s.weight += w
+	return t
+}
+
+// Len implements triage.TaskSource.
+func (s *dirSource) Len() int { return len(s.ids) }
+
+// Each implements triage.TaskSource: every task read afresh, one at a
+// time, none kept.
+func (s *dirSource) Each(fn func(*triage.Task) error) error {
+	for _, id := range s.ids {
+		t, _ := loadTask(s.fsys, path.Join(s.tasks, id), id)
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// taskWeight is about the bytes a task holds.
+func taskWeight(t *triage.Task) int {
+	w := 256 + len(t.Prompt)
+	for _, l := range [][]string{t.Spec, t.Allowlist, t.Withheld, t.HiddenTests, t.Sentinels, t.AskTools} {
+		for _, x := range l {
+			w += 16 + len(x)
+		}
+	}
+	if t.API != nil {
+		for _, o := range t.API.Operations {
+			w += 64 + len(o.Path) + len(o.OperationID)
+		}
+		for _, x := range t.API.Paths {
+			w += 16 + len(x)
+		}
+	}
+	return w
 }
 
 // LoadFS is Load over a file system (the embedded sample); root is as for
@@ -89,7 +205,7 @@ func load(fsys fs.FS, tasks string, t tree) (*triage.Pack, []Problem, error) {
 		probs = append(probs, tp...)
 	}
 	if len(p.Tasks) == 0 {
-		probs = append(probs, Problem{Level: LevelError, Message: "no task directories: a pack holds one sub-directory per task"})
+		probs = append(probs, noTasks)
 	}
 	return p, probs, nil
 }

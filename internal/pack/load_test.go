@@ -73,7 +73,10 @@ func TestLoadGoodTask(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, probsFS)
 		require.Equal(t, p.SHA256, pf.SHA256)
-		require.Equal(t, p.Tasks, pf.Tasks)
+		require.Equal(t, len(pf.Tasks), p.Len())
+		for id, want := range pf.Tasks {
+			require.Equal(t, want, p.Task(id), id)
+		}
 		require.Equal(t, r, pf.Dir)
 	}
 }
@@ -225,7 +228,7 @@ func TestLoadEmptyAndUnreadable(t *testing.T) {
 	writeFiles(t, root, map[string]string{"tasks/README.md": "not a task", "tasks/.git/HEAD": "ref"})
 	p, probs, err := Load(root)
 	require.NoError(t, err)
-	require.Empty(t, p.Tasks)
+	require.Zero(t, p.Len())
 	require.Equal(t, []Problem{{Level: LevelError, Message: "no task directories: a pack holds one sub-directory per task"}}, probs)
 	require.Equal(t, "tasks: no task directories: a pack holds one sub-directory per task", probs[0].String())
 
