@@ -91,7 +91,10 @@ func (rr *runRules) loadPack(p *packs) error {
 type taskCache struct {
 	base   *rules.Base
 	mu     sync.Mutex
-	m      map[*triage.Task]*rules.Compiled
+	// m is keyed by pack and task id, not by the *triage.Task: a pack read
+	// on demand (pack.Open) reads a task again, as a new value, once its own
+	// cache has dropped it, and that must not compile the task again.
+	m      map[taskKey]*rules.Compiled
 	weight int
 	// compiles counts ForTask calls for a pack entry, for the tests that
 	// hold compile work to a task per batch, never a row.
@@ -120,15 +123,19 @@ func (c *taskCache) cached(pk *triage.Pack, id string) (*rules.Compiled, bool) {
 }
 
 func (c *taskCache) get(pk *triage.Pack, id string, compile bool) (*rules.Compiled, bool) {
+	k := taskKey{pk, id}
+	c.mu.Lock()
+	ct, ok := c.m[k]
+	c.mu.Unlock()
+	if ok {
+		return ct, true
+	}
 	t := pk.Task(id)
 	if t == nil {
 		return c.base.ForTask(nil), true
 	}
-	c.mu.Lock()
-	ct, ok := c.m[t]
-	c.mu.Unlock()
-	if ok || !compile {
-		return ct, ok
+	if !compile {
+		return nil, false
 	}
 	// Compiled outside the lock, so the other worker is not held up by a
 	// long allowlist; if both compile one task, one result is kept.
@@ -136,13 +143,13 @@ func (c *taskCache) get(pk *triage.Pack, id string, compile bool) (*rules.Compil
 	ct = c.base.ForTask(t)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.m[t]; ok {
+	if old, ok := c.m[k]; ok {
 		return old, true
 	}
 	if c.m == nil || c.weight+ct.Weight() > maxTaskWeight {
-		c.m, c.weight = map[*triage.Task]*rules.Compiled{}, 0
+		c.m, c.weight = map[taskKey]*rules.Compiled{}, 0
 	}
-	c.m[t] = ct
+	c.m[k] = ct
 	c.weight += ct.Weight()
 	return ct, true
 }

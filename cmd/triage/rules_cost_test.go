@@ -168,3 +168,38 @@ func TestCompileNeverRepeatsPerRow(t *testing.T) {
 		require.Equal(t, events[i].Primary, v.Primary, "row %d", i)
 	}
 }
+
+// rereadSource is a pack read on demand whose every read is a new value,
+// as pack.Open's is once its own cache has dropped the task.
+type rereadSource struct{ reads int }
+
+func (s *rereadSource) Task(id string) *triage.Task {
+	if id != "T0" {
+		return nil
+	}
+	s.reads++
+	return &triage.Task{ID: "T0", Allowlist: []string{"src/**", "lib/*.py"}}
+}
+func (s *rereadSource) Len() int { return 1 }
+func (s *rereadSource) Each(fn func(*triage.Task) error) error {
+	return fn(s.Task("T0"))
+}
+
+// A task whose pack reads it again (a new *triage.Task each time) is still
+// compiled once: the cache knows a task by its pack and id, not by the
+// value the pack last returned.
+func TestTaskCacheKnowsATaskReadAgain(t *testing.T) {
+	t.Parallel()
+	c := newTaskCache(rules.CompileTaxonomy(nil))
+	src := &rereadSource{}
+	pk := &triage.Pack{Source: src}
+	first := c.forTask(pk, "T0")
+	for range 50 {
+		require.Same(t, first, c.forTask(pk, "T0"))
+	}
+	require.Equal(t, int64(1), c.compiles.Load())
+	require.Equal(t, 1, src.reads, "a cached task is not read from the pack again")
+	ct, ok := c.cached(pk, "T9")
+	require.True(t, ok, "no pack entry needs no compiling")
+	require.Same(t, c.forTask(nil, "T0"), ct)
+}
