@@ -89,8 +89,8 @@ func (rr *runRules) loadPack(p *packs) error {
 // every batch of 2,048 rows: rules run 8.5 → 39.7 s of CPU.) A trace whose
 // task has no pack entry shares the base's one no-task state.
 type taskCache struct {
-	base   *rules.Base
-	mu     sync.Mutex
+	base *rules.Base
+	mu   sync.Mutex
 	// m is keyed by pack and task id, not by the *triage.Task: a pack read
 	// on demand (pack.Open) reads a task again, as a new value, once its own
 	// cache has dropped it, and that must not compile the task again.
