@@ -43,15 +43,7 @@ func BenchmarkShapes(b *testing.B) {
 	for _, sh := range benchShapes {
 		b.Run(sh.name, func(b *testing.B) {
 			dir := b.TempDir()
-			rows := filepath.Join(dir, "rows.jsonl")
-			out, err := exec.Command("go", "run", "../gentraces", "-n", strconv.Itoa(benchShapeRows), "-seed", "1",
-				"-runs", strconv.Itoa(sh.runs), "-tasks", strconv.Itoa(sh.tasks)).Output()
-			if err != nil {
-				b.Skipf("no rows: make go run ../gentraces work: %v", err)
-			}
-			if err := os.WriteFile(rows, out, 0o644); err != nil {
-				b.Fatal(err)
-			}
+			rows := shapeRows(b, dir, sh.runs, sh.tasks)
 			cli := func(db string, args ...string) string {
 				b.Helper()
 				var outb, errb bytes.Buffer
@@ -114,15 +106,7 @@ func BenchmarkReviewShapes(b *testing.B) {
 	for _, sh := range benchShapes {
 		b.Run(sh.name, func(b *testing.B) {
 			dir := b.TempDir()
-			rows := filepath.Join(dir, "rows.jsonl")
-			out, err := exec.Command("go", "run", "../gentraces", "-n", strconv.Itoa(benchShapeRows), "-seed", "1",
-				"-runs", strconv.Itoa(sh.runs), "-tasks", strconv.Itoa(sh.tasks)).Output()
-			if err != nil {
-				b.Skipf("no rows: make go run ../gentraces work: %v", err)
-			}
-			if err := os.WriteFile(rows, out, 0o644); err != nil {
-				b.Fatal(err)
-			}
+			rows := shapeRows(b, dir, sh.runs, sh.tasks)
 			dbPath := filepath.Join(dir, "labelled.db")
 			var errb bytes.Buffer
 			if code := run(ctx, []string{"--db", dbPath, "import", "--rules", rows}, strings.NewReader(""), io.Discard, &errb); code != exitOK {
@@ -156,4 +140,20 @@ func BenchmarkReviewShapes(b *testing.B) {
 			})
 		})
 	}
+}
+
+// shapeRows writes a shape's rows (gentraces -runs runs -tasks tasks) into
+// dir and returns the file, or skips the benchmark where gentraces cannot run.
+func shapeRows(b *testing.B, dir string, runs, tasks int) string {
+	b.Helper()
+	rows := filepath.Join(dir, "rows.jsonl")
+	out, err := exec.Command("go", "run", "../gentraces", "-n", strconv.Itoa(benchShapeRows), "-seed", "1",
+		"-runs", strconv.Itoa(runs), "-tasks", strconv.Itoa(tasks)).Output()
+	if err != nil {
+		b.Skipf("no rows: make go run ../gentraces work: %v", err)
+	}
+	if err := os.WriteFile(rows, out, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return rows
 }
