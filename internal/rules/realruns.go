@@ -283,6 +283,16 @@ func lastCheck(a *triage.Activity, end int) int {
 // submitting) is one too: it does not end with "exit_".
 var abnormalStops = []string{"error", "exit_", "early_exit", "cost", "context", "format", "limit", "max", "crash", "cancel", "timeout", "killed", "interrupt", "exception", "fail"}
 
+// submittedNothing reports whether a run of a harness that records its
+// submission (SWE-agent's and mini-swe-agent's info.submission, which
+// ingest keeps as the diff, or as the answer for a CTF flag) submitted
+// nothing: ingest leaves both unset for an empty submission. Other
+// harnesses' traces often carry no diff at all, so a missing one says
+// nothing there.
+func submittedNothing(tr *triage.Trace) bool {
+	return (tr.Source == "swe-agent" || tr.Source == "mini-swe-agent") && tr.Diff == nil && tr.Answer == nil
+}
+
 // normalStop reports whether the harness says the run ended as runs do
 // (submitted, finished, or nothing recorded).
 func normalStop(reason string) bool {
@@ -309,7 +319,7 @@ func (r *run) eliminate() {
 		r.ambiguous("the harness stopped the run abnormally (" + clip(tr.StopReason) + "): SCORER_RED by elimination is a reviewer's call")
 		return
 	}
-	if tr.Answer != nil && strings.TrimSpace(*tr.Answer) == "" && (tr.Source == "swe-agent" || tr.Source == "mini-swe-agent") {
+	if submittedNothing(tr) {
 		// An empty submission is no work the scorer failed: why the
 		// agent gave up is a reviewer's reading (DESIGN §7, unknown
 		// goes to people), not SCORER_RED by elimination.

@@ -150,14 +150,21 @@ func TestExplainedReds(t *testing.T) {
 	})
 	t.Run("an empty SWE-agent patch is not SCORER_RED by elimination", func(t *testing.T) {
 		t.Parallel()
-		tr := harnessRun(false, srcDiff, sh("python -m pytest tests", "3 passed in 0.1s", 0))
-		tr.Scorer, tr.StopReason, tr.Source, tr.Answer = nil, "submitted", "swe-agent", ptrTo("")
+		// As ingest stores an empty info.submission: no diff, no answer.
+		tr := harnessRun(false, "", sh("python -m pytest tests", "3 passed in 0.1s", 0))
+		tr.Scorer, tr.StopReason, tr.Source = nil, "submitted", "swe-agent"
 		v := Classify(nil, Budgets{}, nil, tr)
 		require.Equal(t, triage.DecisionLeftover, v.Decision, v.Reason)
 		require.Contains(t, v.Reason, "empty patch")
-		tr.Answer = ptrTo("diff --git a/x b/x")
+		tr.Diff = ptrTo(srcDiff)
 		v = Classify(nil, Budgets{}, nil, tr)
 		require.Equal(t, triage.DecisionCertain, v.Decision, "with a patch the elimination stands: %s", v.Reason)
+		tr.Diff, tr.Answer = nil, ptrTo("flag{x}")
+		v = Classify(nil, Budgets{}, nil, tr)
+		require.NotContains(t, v.Reason, "empty patch", "a CTF flag is a submission")
+		tr.Answer, tr.Source = nil, "claude-code"
+		v = Classify(nil, Budgets{}, nil, tr)
+		require.NotContains(t, v.Reason, "empty patch", "a harness that records no diff submitted nothing only as far as we know")
 	})
 }
 
