@@ -48,7 +48,7 @@ func streamingGC() {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(72 << 20)
+		debug.SetMemoryLimit(boundedHeapLimit)
 	}
 }
 
@@ -66,8 +66,8 @@ func harnessGC() {
 	}
 }
 
-// boundedHeapLimit and boundedHeapLift are clustersGC's soft limit and the
-// live heap at which it gives the limit up.
+// boundedHeapLimit is the soft limit of streamingGC and clustersGC, and
+// boundedHeapLift the live heap at which clustersGC gives it up.
 const (
 	boundedHeapLimit = 72 << 20
 	boundedHeapLift  = 48 << 20
@@ -81,7 +81,7 @@ type heapCap struct {
 }
 
 // clustersGC sets streamingGC's 72 MiB soft limit (and no GOGC change)
-// for `clusters` and `traces --json`: under the default collector their
+// for `clusters`: under the default collector their
 // heap peaks at twice the live heap, 2×40 MB at 100k failing traces, which
 // with SQLite's memory put the resident set at 131-137 MB; under the limit
 // it is 123 MB at the same CPU (issue 27). Their live heap still grows

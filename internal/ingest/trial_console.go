@@ -320,17 +320,28 @@ func (cr *consoleReader) miniBlock(role, text string) {
 	}
 }
 
-// ohAction takes one OpenHands action event as its str() printed it.
-func (cr *consoleReader) ohAction(text string) {
-	t := cr.t
-	text = ohController.ReplaceAllString(text, "")
-	first, body, _ := strings.Cut(text, "\n")
+// ohEvent splits an OpenHands event as its logger printed it: the text
+// without the controller's prefix, its first line, the rest, and the
+// event's class. An event whose class cannot be read is kept as a note
+// (ok false).
+func (cr *consoleReader) ohEvent(raw string) (text, first, body, class string, ok bool) {
+	text = ohController.ReplaceAllString(raw, "")
+	first, body, _ = strings.Cut(text, "\n")
 	m := ohEventClass.FindStringSubmatch(first)
 	if m == nil {
 		cr.note(text)
+		return text, first, body, "", false
+	}
+	return text, first, body, m[1] + m[2], true
+}
+
+// ohAction takes one OpenHands action event as its str() printed it.
+func (cr *consoleReader) ohAction(text string) {
+	t := cr.t
+	text, first, body, class, ok := cr.ohEvent(text)
+	if !ok {
 		return
 	}
-	class := m[1] + m[2]
 	thought, rest := "", body
 	if th, ok := strings.CutPrefix(body, "THOUGHT: "); ok {
 		// The thought runs to the COMMAND:/CODE: line.
@@ -387,14 +398,10 @@ func (cr *consoleReader) ohAction(text string) {
 // step that waits for one.
 func (cr *consoleReader) ohObservation(text string) {
 	t := cr.t
-	text = ohController.ReplaceAllString(text, "")
-	first, _, _ := strings.Cut(text, "\n")
-	m := ohEventClass.FindStringSubmatch(first)
-	if m == nil {
-		cr.note(text)
+	text, _, _, class, ok := cr.ohEvent(text)
+	if !ok {
 		return
 	}
-	class := m[1] + m[2]
 	switch class {
 	case "AgentStateChangedObservation":
 		if s := ohAgentState.FindStringSubmatch(text); s != nil {
