@@ -338,7 +338,7 @@ func (cr *consoleReader) ohEvent(raw string) (text, first, body, class string, o
 // ohAction takes one OpenHands action event as its str() printed it.
 func (cr *consoleReader) ohAction(text string) {
 	t := cr.t
-	text, first, body, class, ok := cr.ohEvent(text)
+	_, first, body, class, ok := cr.ohEvent(text)
 	if !ok {
 		return
 	}
