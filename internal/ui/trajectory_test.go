@@ -274,7 +274,9 @@ func TestTrajectoryFlow(t *testing.T) {
 	tm := teatest.NewTestModel(t, New(f, testConfig()), teatest.WithInitialTermSize(100, 30))
 	waitFor(t, tm, "0 of 2 labelled")
 	tm.Send(keyMsg("enter"))
-	waitFor(t, tm, "Timeline")
+	// The tab bar is drawn before the trace arrives; ] on a trace still
+	// loading has no call to move to, so wait for the calls themselves.
+	waitFor(t, tm, "Tool calls (4)")
 	tm.Send(keyMsg("]"))
 	tm.Send(keyMsg("]"))
 	waitFor(t, tm, "▶ #2 other · none  bash")
