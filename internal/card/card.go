@@ -201,7 +201,7 @@ func Build(in Input, opts Options) (*Card, error) {
 	c.Seeds = Seeds{K: g.K, Tasks: len(g.Tasks), TasksInPack: in.NTasksInPack, Uneven: g.Uneven, Solved: g.Solved,
 		PassAt1: g.PassAt1, PassHatK: g.PassHatK, Resolution: g.Resolution}
 	for _, t := range g.Tasks {
-		t.Cells = nil
+		t.SetPacked(nil, nil) // a card carries the counts, not the cells
 		c.Seeds.PerTask = append(c.Seeds.PerTask, t)
 	}
 	if len(unresolved) > 0 {

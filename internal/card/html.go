@@ -261,7 +261,7 @@ func writeGridSVG(b *strings.Builder, g *reportview.Grid) {
 	for i, t := range g.Tasks {
 		y := (i+1)*(svgCell+svgGap) + svgGap
 		fmt.Fprintf(b, `<text x="0" y="%d">%s</text>`, y+13, esc(clip(t.TaskID, 20)))
-		gc := reportview.Columns(t.Cells, g.Seeds)
+		gc := reportview.Columns(t.AllCells(), g.Seeds)
 		for j, s := range g.Seeds {
 			sym, class := gc[j].Symbol(), svgCellClass[gc[j].State()]
 			fmt.Fprintf(b, `<rect class="%s" x="%d" y="%d" width="%d" height="%d"><title>%s seed %d: %s</title></rect>`,

@@ -137,7 +137,7 @@ func WriteMarkdown(w io.Writer, r *ReportData) error {
 	rows = rows[:0]
 	for _, t := range g.Tasks {
 		row := []string{md(t.TaskID)}
-		for _, c := range reportview.Columns(t.Cells, g.Seeds) {
+		for _, c := range reportview.Columns(t.AllCells(), g.Seeds) {
 			row = append(row, c.Symbol())
 		}
 		row = append(row, solvedOf(t), taskPassAt1(t), yesNo(t.PassHatK))

@@ -38,7 +38,7 @@ func TestLeakedTraceIsNeverCountedAsAPass(t *testing.T) {
 	require.Equal(t, 1, n, "secondary_counts LEAKED agrees with leaked")
 	n, _ = r.SecondaryCounts.Get(triage.TagLeaked)
 	require.Equal(t, 1, n)
-	for _, cell := range r.Grid.Tasks[0].Cells {
+	for _, cell := range r.Grid.Tasks[0].AllCells() {
 		if cell.Seed == 1 {
 			require.False(t, cell.Solved)
 			require.Equal(t, triage.ScorerRed, cell.Primary, "the grid never prints a pass in a cell it draws as not solved")
@@ -138,7 +138,7 @@ func TestReportCardAndCompareAreOneComputation(t *testing.T) {
 		require.Equal(t, r.Caveats, cmp.A.Caveats, "case %d", i)
 		// No grid cell shows a pass it draws as not solved because it leaked.
 		for _, tr := range r.Grid.Tasks {
-			for _, cell := range tr.Cells {
+			for _, cell := range tr.AllCells() {
 				if cell.Leaked {
 					require.False(t, triage.IsPass(cell.Primary), "case %d", i)
 				}

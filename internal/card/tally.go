@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/triage-dev/triage/internal/reportview"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -63,7 +64,7 @@ func NewTally() *Tally {
 // cells, which only a report draws: a card carries the counts, and a cell
 // is 72 bytes (70 MB for a million traces). Call it before the first Add.
 func (t *Tally) WithoutCells() *Tally {
-	t.grid.keepCells, t.grid.cellsOf = false, nil
+	t.grid.keepCells, t.grid.cellsOf, t.grid.cells = false, nil, nil
 	return t
 }
 
@@ -255,8 +256,10 @@ type taskAcc struct {
 // cell by cell (the report's), not for breakdowns and cards.
 type gridAcc struct {
 	tasks map[unitKey]taskAcc
-	// cellsOf holds each unit's cells when keepCells.
-	cellsOf   map[unitKey][]Cell
+	// cellsOf holds each unit's cells when keepCells, packed: their
+	// strings are indexes into cells (see cellIndex).
+	cellsOf   map[unitKey][]reportview.PackedCell
+	cells     *cellIndex
 	seeds     map[int]struct{}
 	keepCells bool
 }
@@ -265,7 +268,8 @@ type gridAcc struct {
 func newGridAcc(cells bool) gridAcc {
 	g := gridAcc{tasks: map[unitKey]taskAcc{}, seeds: map[int]struct{}{}, keepCells: cells}
 	if cells {
-		g.cellsOf = map[unitKey][]Cell{}
+		g.cellsOf = map[unitKey][]reportview.PackedCell{}
+		g.cells = &cellIndex{table: &reportview.CellTable{}, runs: map[string]uint32{}, primaries: map[string]uint32{}, outcomes: map[triage.Outcome]uint32{}}
 	}
 	return g
 }
@@ -327,9 +331,52 @@ func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 	g.tasks[key] = ta
 	g.seeds[r.Seed] = struct{}{}
 	if g.keepCells {
-		g.cellsOf[key] = append(g.cellsOf[key], Cell{RunID: t.str(r.RunID), Seed: r.Seed, Solved: solved, Unknown: unknown,
-			Outcome: triage.Outcome(t.str(string(r.Outcome))), Primary: primary, Leaked: r.Leaked})
+		g.cellsOf[key] = append(g.cellsOf[key], g.cells.pack(t, r, primary, solved, unknown))
 	}
+}
+
+// cellIndex packs a grid's cells: each string a cell names (run id,
+// primary, outcome) is stored once in table and the cell keeps its
+// index, so a cell is 24 bytes instead of 72.
+type cellIndex struct {
+	table     *reportview.CellTable
+	runs      map[string]uint32
+	primaries map[string]uint32
+	outcomes  map[triage.Outcome]uint32
+}
+
+// pack is r's cell.
+func (c *cellIndex) pack(t *Tally, r *TraceRow, primary string, solved, unknown bool) reportview.PackedCell {
+	p := reportview.PackedCell{Seed: int64(r.Seed)}
+	run, ok := c.runs[r.RunID]
+	if !ok {
+		run = uint32(len(c.table.Runs))
+		c.table.Runs = append(c.table.Runs, t.str(r.RunID))
+		c.runs[c.table.Runs[run]] = run
+	}
+	prim, ok := c.primaries[primary]
+	if !ok {
+		prim = uint32(len(c.table.Primaries))
+		c.table.Primaries = append(c.table.Primaries, primary)
+		c.primaries[primary] = prim
+	}
+	out, ok := c.outcomes[r.Outcome]
+	if !ok {
+		out = uint32(len(c.table.Outcomes))
+		c.table.Outcomes = append(c.table.Outcomes, triage.Outcome(t.str(string(r.Outcome))))
+		c.outcomes[c.table.Outcomes[out]] = out
+	}
+	p.Run, p.Primary, p.Outcome = run, prim, out
+	if solved {
+		p.Flags |= reportview.PackedSolved
+	}
+	if unknown {
+		p.Flags |= reportview.PackedUnknown
+	}
+	if r.Leaked {
+		p.Flags |= reportview.PackedLeaked
+	}
+	return p
 }
 
 // shortOfK returns k, the most attempts a task ran, and how many tasks
@@ -377,17 +424,21 @@ func (g *gridAcc) build() Grid {
 	// doubling, were three more copies of a store's units (100,000 tasks).
 	units := sortedUnits(g.tasks)
 	out.Tasks = make([]TaskRow, 0, len(units))
+	if g.keepCells {
+		out.Table = g.cells.table
+	}
 	for _, u := range units {
 		key, id := u.key, u.id
 		ta := g.tasks[key]
-		cells := g.cellsOf[key]
-		slices.SortStableFunc(cells, func(a, b Cell) int {
-			return cmp.Or(cmp.Compare(a.Seed, b.Seed), cmp.Compare(a.RunID, b.RunID))
-		})
 		runs, unknown, solved := int(ta.runs), int(ta.unknown), int(ta.solved)
-		row := TaskRow{TaskID: id, Runs: runs, Unknown: unknown, Solved: solved, Cells: cells}
-		if g.keepCells && row.Cells == nil {
-			row.Cells = []Cell{}
+		row := TaskRow{TaskID: id, Runs: runs, Unknown: unknown, Solved: solved}
+		if g.keepCells {
+			cells := g.cellsOf[key]
+			runIDs := g.cells.table.Runs
+			slices.SortStableFunc(cells, func(a, b reportview.PackedCell) int {
+				return cmp.Or(cmp.Compare(a.Seed, b.Seed), cmp.Compare(runIDs[a.Run], runIDs[b.Run]))
+			})
+			row.SetPacked(slices.Clip(cells), g.cells.table)
 		}
 		if runs != out.K {
 			out.Uneven = true

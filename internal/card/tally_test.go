@@ -123,7 +123,7 @@ func TestUnknownOutcomesAreCountedApart(t *testing.T) {
 	require.InDelta(t, (1.0+0.5)/2, g.PassAt1, 1e-12)
 	require.Equal(t, 0.0, g.PassHatK, "a task with an unknown attempt cannot clear every seed")
 	require.InDelta(t, 0.5, g.Resolution, 1e-12)
-	cells := reportview.Columns(g.Tasks[0].Cells, g.Seeds)
+	cells := reportview.Columns(g.Tasks[0].AllCells(), g.Seeds)
 	require.Equal(t, "●", cells[0].Symbol())
 	require.Equal(t, "?", cells[1].Symbol())
 	require.Equal(t, "1/1 ?1", solvedOf(g.Tasks[0]))

@@ -223,7 +223,7 @@ func writeTextGrid(b *strings.Builder, g *reportview.Grid, st Styles, width int)
 	for _, t := range g.Tasks {
 		var l strings.Builder
 		l.WriteString("  " + padRight(fit(t.TaskID, keyColumn), taskW) + " ")
-		for _, c := range reportview.Columns(t.Cells, seeds) {
+		for _, c := range reportview.Columns(t.AllCells(), seeds) {
 			style := st.Muted
 			switch c.State() {
 			case reportview.CellSolved:

@@ -1,6 +1,10 @@
 package reportview
 
-import "github.com/triage-dev/triage/internal/triage"
+import (
+	"encoding/json"
+
+	"github.com/triage-dev/triage/internal/triage"
+)
 
 // Cell is one attempt of a task in the per-task × seed grid.
 type Cell struct {
@@ -26,8 +30,71 @@ type TaskRow struct {
 	Solved   int     `json:"solved"`
 	PassAt1  float64 `json:"pass_at_1"`
 	PassHatK bool    `json:"pass_hat_k"`
-	// Cells are sorted by seed, then run.
+	// Cells are sorted by seed, then run. A grid a tally built keeps
+	// them packed instead (see AllCells): read them through AllCells.
 	Cells []Cell `json:"cells,omitempty"`
+	// packed are the row's cells in 24 bytes each, their strings in
+	// table: a Cell is 72, and a report on a million traces held 146 MB
+	// of them.
+	packed []PackedCell
+	table  *CellTable
+}
+
+// PackedCell is a Cell whose strings are indexes into a CellTable.
+type PackedCell struct {
+	Seed                  int64
+	Run, Primary, Outcome uint32
+	Flags                 uint8
+}
+
+// The flags of a PackedCell.
+const (
+	PackedSolved uint8 = 1 << iota
+	PackedUnknown
+	PackedLeaked
+)
+
+// CellTable holds the strings packed cells index. A grid names its
+// table (Grid.Table) so that whoever masks the grid's strings in place
+// (triage.Redactor.Value) masks the cells' strings too.
+type CellTable struct {
+	Runs      []string
+	Primaries []string
+	Outcomes  []triage.Outcome
+}
+
+// Cell unpacks c.
+func (tb *CellTable) Cell(c PackedCell) Cell {
+	return Cell{RunID: tb.Runs[c.Run], Seed: int(c.Seed), Solved: c.Flags&PackedSolved != 0, Unknown: c.Flags&PackedUnknown != 0,
+		Outcome: tb.Outcomes[c.Outcome], Primary: tb.Primaries[c.Primary], Leaked: c.Flags&PackedLeaked != 0}
+}
+
+// SetPacked makes cells, read through table, the row's cells.
+func (t *TaskRow) SetPacked(cells []PackedCell, table *CellTable) {
+	t.Cells, t.packed, t.table = nil, cells, table
+}
+
+// AllCells is the row's cells, sorted by seed then run; a packed row's
+// are unpacked into a new slice, so a renderer holds one row's at a time.
+func (t *TaskRow) AllCells() []Cell {
+	if t.packed == nil {
+		return t.Cells
+	}
+	out := make([]Cell, len(t.packed))
+	for i, c := range t.packed {
+		out[i] = t.table.Cell(c)
+	}
+	return out
+}
+
+// MarshalJSON writes a packed row as the Cells it stands for.
+func (t TaskRow) MarshalJSON() ([]byte, error) {
+	type plain TaskRow // the fields without this method
+	p := plain(t)
+	if t.packed != nil {
+		p.Cells = t.AllCells()
+	}
+	return json.Marshal(p)
 }
 
 // Grid is the per-task × seed view of a set of traces (seed 004).
@@ -44,6 +111,9 @@ type Grid struct {
 	// counts one configuration's attempts); NTasks counts the task ids.
 	Tasks  []TaskRow `json:"tasks"`
 	NTasks int       `json:"n_tasks"`
+	// Table holds the strings of the rows' packed cells, nil when none
+	// are packed.
+	Table *CellTable `json:"-"`
 	Solved int       `json:"solved"`
 	// Unknown counts attempts with no recorded outcome, left out of
 	// pass@1 (their task cannot clear pass^k); UnknownTasks the tasks with no known attempt at

@@ -160,7 +160,7 @@ func namedKeys(keys []string) string {
 func outcomeTraces(g *reportview.Grid) map[string][]string {
 	out := map[string][]string{}
 	for _, t := range g.Tasks {
-		for _, c := range t.Cells {
+		for _, c := range t.AllCells() {
 			o := string(c.Outcome)
 			if !c.Outcome.Valid() {
 				o = "unknown"

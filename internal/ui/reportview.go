@@ -126,7 +126,7 @@ func renderReport(st *Styles, r *reportview.Report, width int) page {
 func classTraces(g *reportview.Grid) map[string][]string {
 	out := map[string][]string{}
 	for _, t := range g.Tasks {
-		for _, c := range t.Cells {
+		for _, c := range t.AllCells() {
 			class := c.Primary
 			if class == "" {
 				class = reportview.Unlabelled
@@ -209,7 +209,7 @@ func renderGrid(st *Styles, r *reportview.Report, width int) page {
 	for _, t := range g.Tasks {
 		var b strings.Builder
 		b.WriteString(fmt.Sprintf("  %-*s", taskW, cutCell(t.TaskID, maxTaskLabel)))
-		for i, col := range reportview.Columns(t.Cells, g.Seeds) {
+		for i, col := range reportview.Columns(t.AllCells(), g.Seeds) {
 			c := markOf(col)
 			if c.ran {
 				keys := make([]string, len(col.Attempts))
