@@ -113,8 +113,8 @@ type Grid struct {
 	NTasks int       `json:"n_tasks"`
 	// Table holds the strings of the rows' packed cells, nil when none
 	// are packed.
-	Table *CellTable `json:"-"`
-	Solved int       `json:"solved"`
+	Table  *CellTable `json:"-"`
+	Solved int        `json:"solved"`
 	// Unknown counts attempts with no recorded outcome, left out of
 	// pass@1 (their task cannot clear pass^k); UnknownTasks the tasks with no known attempt at
 	// all, which are in neither rate's denominator.
