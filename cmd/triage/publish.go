@@ -45,6 +45,9 @@ type cardRead struct {
 	// scoredOnly leaves out the traces with no recorded outcome (report
 	// --scored), counted in the input's UnscoredLeftOut.
 	scoredOnly bool
+	// oneTrend says the caller shows a trend only when it has two
+	// points or more (report): a report of one run by run keeps none.
+	oneTrend bool
 }
 
 // cardInput gathers a run's controls, agreement and traces (each by its
@@ -105,6 +108,9 @@ func (a *app) cardInput(ctx context.Context, db store.Store, run string, tax *tr
 	in.Tally = card.NewTally().TrendBy(opt.trendBy)
 	if opt.forCard {
 		in.Tally.WithoutCells()
+	}
+	if opt.oneTrend && run != "" && (opt.trendBy == "" || opt.trendBy == card.TrendByRun) {
+		in.Tally.WithoutTrend()
 	}
 	err = db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
 		row := card.TraceRow{RunID: s.RunID, TaskID: s.TaskID, Seed: s.Seed, Model: s.Model, Agent: s.Agent, PromptID: s.PromptID,
@@ -339,7 +345,7 @@ func (a *app) runReport(ctx context.Context, run, format, out string, width int,
 		}
 	}
 	var failing failingRefs
-	in, rd, err := a.loadCardInput(ctx, run, redact, cardRead{trendBy: opt.trendBy, clusters: opt.clusters, noise: noise, failing: &failing, scoredOnly: opt.scored})
+	in, rd, err := a.loadCardInput(ctx, run, redact, cardRead{trendBy: opt.trendBy, clusters: opt.clusters, noise: noise, failing: &failing, scoredOnly: opt.scored, oneTrend: true})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,19 @@ import (
 // SWE-smith one (owner__repo.commit.pr_1234), which name the repository.
 var sweInstance = regexp.MustCompile(`^([A-Za-z0-9_.-]+?)__([A-Za-z0-9_-]+?)(?:[-.][0-9a-f]{6,}|-\d+$|\.)`)
 
+// TaskKind is RepoOf and TaskType of task, read with one match.
+func TaskKind(task string) (repo, typ string) {
+	m := sweInstance.FindStringSubmatch(task)
+	if m == nil {
+		return "", TaskType(task)
+	}
+	typ = TaskTypeSWEBench
+	if strings.HasPrefix(task[len(m[1])+2+len(m[2]):], ".") {
+		typ = TaskTypeSWESmith
+	}
+	return m[1] + "/" + m[2], typ
+}
+
 // RepoOf is the repository a task id names (django__django-11276 is
 // django/django), or "" when it names none.
 func RepoOf(task string) string {
