@@ -134,11 +134,20 @@ func (t *Tally) Add(r *TraceRow) {
 	t.dash.add(t, r, primary, solved)
 }
 
+// maxIntern bounds the strings a tally shares. What repeats across rows
+// (runs, models, outcomes, classes, the tasks of a store with many seeds)
+// is shared by the first few thousand; past that, strings are mostly a
+// row's own (a task a row), which sharing cannot save and a map entry
+// each would cost (9 MB on 100,000 tasks).
+const maxIntern = 1 << 14
+
 func (t *Tally) str(s string) string {
 	if v, ok := t.intern[s]; ok {
 		return v
 	}
-	t.intern[s] = s
+	if len(t.intern) < maxIntern {
+		t.intern[s] = s
+	}
 	return s
 }
 
@@ -209,9 +218,13 @@ type costAcc struct {
 	dollars float64
 	walls   []float64
 	solved  int
+	// sum is summary's answer until the next add: the breakdowns that
+	// share the tally's cost each read it, a sort of every wall time.
+	sum *CostSummary
 }
 
 func (a *costAcc) add(r *TraceRow, solved bool) {
+	a.sum = nil
 	if r.Tokens != nil {
 		a.c.InputTokens += r.Tokens.Input
 		a.c.OutputTokens += r.Tokens.Output
@@ -230,6 +243,15 @@ func (a *costAcc) add(r *TraceRow, solved bool) {
 }
 
 func (a *costAcc) summary() CostSummary {
+	if a.sum == nil {
+		c := a.computeSummary()
+		a.sum = &c
+	}
+	return *a.sum
+}
+
+// computeSummary is summary, computed.
+func (a *costAcc) computeSummary() CostSummary {
 	c := a.c
 	c.WallKnown = len(a.walls)
 	if c.CostKnown > 0 {
@@ -260,6 +282,10 @@ type gridAcc struct {
 	// strings are indexes into cells (see cellIndex).
 	cellsOf   map[unitKey][]reportview.PackedCell
 	cells     *cellIndex
+	// fig is figures' answer until the next add: every breakdown whose
+	// one group shares this grid (see groupAcc.sole) reads the same
+	// figures, each a sort of every unit.
+	fig *gridFigures
 	seeds     map[int]struct{}
 	keepCells bool
 }
@@ -318,6 +344,7 @@ func configLabel(model, agent string) string {
 }
 
 func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
+	g.fig = nil
 	key := unitKeyOf(t, r)
 	ta := g.tasks[key]
 	ta.runs++
@@ -482,6 +509,15 @@ type gridFigures struct {
 // summed in build's order (units sorted by grid id) so the float sum,
 // and so the report, stays byte-identical.
 func (g *gridAcc) figures() gridFigures {
+	if g.fig == nil {
+		f := g.computeFigures()
+		g.fig = &f
+	}
+	return *g.fig
+}
+
+// computeFigures is figures, computed.
+func (g *gridAcc) computeFigures() gridFigures {
 	var out gridFigures
 	k := 0
 	taskKnown := map[string]bool{}
@@ -557,7 +593,7 @@ func (g *groupAcc) own() {
 	}
 	g.grid = gridAcc{tasks: maps.Clone(t.grid.tasks), seeds: maps.Clone(t.grid.seeds)}
 	g.cost = t.cost
-	g.cost.walls = slices.Clone(t.cost.walls)
+	g.cost.walls, g.cost.sum = slices.Clone(t.cost.walls), nil
 	g.sole = nil
 }
 
