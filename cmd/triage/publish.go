@@ -352,6 +352,7 @@ func (a *app) runReport(ctx context.Context, run, format, out string, width int,
 	if in.RootCauses, err = a.reportRootCauses(ctx, &failing, redact); err != nil {
 		return err
 	}
+	in.ReportOnce = true
 	r := card.Report(in)
 	if err := a.noteTrendDatasets(ctx, r.Trend); err != nil {
 		return err

@@ -31,7 +31,6 @@ type dashAcc struct {
 	byRepo, byTaskType    map[string]*groupAcc
 	byTool, byFailingTool map[string]*groupAcc
 	bodies                int
-	heat                  map[string]map[string]*heatAcc
 	trendBy               string
 	trend                 map[string]*TrendRun
 	// first is each trend point's earliest import (0 unknown), which
@@ -42,16 +41,11 @@ type dashAcc struct {
 	kinds map[string][2]string
 }
 
-type heatAcc struct {
-	runs, unknown, solved int
-	traces                []string
-}
-
 func newDashAcc() dashAcc {
 	return dashAcc{
 		byRepo: map[string]*groupAcc{}, byTaskType: map[string]*groupAcc{},
 		byTool: map[string]*groupAcc{}, byFailingTool: map[string]*groupAcc{},
-		heat: map[string]map[string]*heatAcc{}, trendBy: TrendByRun,
+		trendBy: TrendByRun,
 		trend: map[string]*TrendRun{}, first: map[string]int64{}, kinds: map[string][2]string{},
 	}
 }
@@ -104,30 +98,6 @@ func (d *dashAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 			t.group(d.byTool, tool).add(t, r, primary, solved)
 		}
 		t.group(d.byFailingTool, r.FailingTool).add(t, r, primary, solved)
-	}
-	model := r.Model
-	if model == "" {
-		model = "(none)"
-	}
-	byTask := d.heat[model]
-	if byTask == nil {
-		byTask = map[string]*heatAcc{}
-		d.heat[t.str(model)] = byTask
-	}
-	h := byTask[r.TaskID]
-	if h == nil {
-		h = &heatAcc{}
-		byTask[t.str(r.TaskID)] = h
-	}
-	h.runs++
-	switch {
-	case r.Unknown():
-		h.unknown++
-	case solved:
-		h.solved++
-	}
-	if len(h.traces) < MaxMarkTraces {
-		h.traces = append(h.traces, r.Key())
 	}
 	if d.trend == nil {
 		return
@@ -269,30 +239,62 @@ type HeatCell struct {
 // Clears reports whether the model solved every seed it ran of the task.
 func (c *HeatCell) Clears() bool { return c != nil && c.Runs > 0 && c.Solved == c.Runs }
 
-func (d *dashAcc) heatmap() Heatmap {
+// heatModel is a unit's model as the heatmap names it.
+func heatModel(model string) string { return cmp.Or(model, "(none)") }
+
+// heatmap is the model × task grid, read from the tally's grid units (a
+// model's attempts at a task are its units', one an agent), with no map
+// of its own kept while rows are added: that was 13 MB on 100,000 tasks.
+// The traces a cell names are the first of its cells as they were
+// added, agents in order; call it before the grid's build sorts them.
+func (t *Tally) heatmap() Heatmap {
+	g := &t.grid
+	units := slices.SortedFunc(maps.Keys(g.tasks), func(a, b unitKey) int {
+		return cmp.Or(cmp.Compare(a.task, b.task), cmp.Compare(heatModel(a.model), heatModel(b.model)), cmp.Compare(a.agent, b.agent))
+	})
 	var h Heatmap
-	h.Models = slices.Sorted(maps.Keys(d.heat))
-	tasks := map[string]struct{}{}
-	for _, byTask := range d.heat {
-		for task := range byTask {
-			tasks[task] = struct{}{}
+	models := map[string]int{}
+	nTasks := 0
+	for i, u := range units {
+		models[heatModel(u.model)] = 0
+		if i == 0 || u.task != units[i-1].task {
+			nTasks++
 		}
 	}
-	ids := slices.Sorted(maps.Keys(tasks))
-	h.Cells = make([][]*HeatCell, len(h.Models))
+	h.Models = slices.Sorted(maps.Keys(models))
 	for i, m := range h.Models {
-		h.Cells[i] = make([]*HeatCell, len(ids))
-		for j, task := range ids {
-			if a := d.heat[m][task]; a != nil {
-				h.Cells[i][j] = &HeatCell{Solved: a.solved, Runs: a.runs, Unknown: a.unknown,
-					Traces: a.traces, More: a.runs - len(a.traces)}
+		models[m] = i
+	}
+	h.Cells = make([][]*HeatCell, len(h.Models))
+	for i := range h.Cells {
+		h.Cells[i] = make([]*HeatCell, nTasks)
+	}
+	h.Tasks = make([]HeatTask, 0, nTasks)
+	for n, u := range units {
+		if n == 0 || u.task != units[n-1].task {
+			h.Tasks = append(h.Tasks, HeatTask{TaskID: u.task})
+		}
+		j := len(h.Tasks) - 1
+		c := &h.Cells[models[heatModel(u.model)]][j]
+		if *c == nil {
+			*c = &HeatCell{}
+		}
+		ta := g.tasks[u]
+		(*c).Runs += int(ta.runs)
+		(*c).Solved += int(ta.solved)
+		(*c).Unknown += int(ta.unknown)
+		for _, cell := range g.cellsOf[u] {
+			if len((*c).Traces) == MaxMarkTraces {
+				break
 			}
+			(*c).Traces = append((*c).Traces, triage.TraceKey(g.cells.table.Runs[cell.Run], u.task, int(cell.Seed)))
 		}
 	}
-	for j, task := range ids {
+	for j := range h.Tasks {
 		ran, clear, known := 0, 0, 0
 		for i := range h.Models {
 			if c := h.Cells[i][j]; c != nil {
+				c.More = c.Runs - len(c.Traces)
 				ran++
 				known += c.Runs - c.Unknown
 				if c.Clears() {
@@ -302,14 +304,15 @@ func (d *dashAcc) heatmap() Heatmap {
 		}
 		// Cold needs an attempt whose outcome is known: one nobody
 		// recorded is not a failure.
-		h.Tasks = append(h.Tasks, HeatTask{TaskID: task, Saturated: ran > 0 && clear == ran, Cold: clear == 0 && known > 0})
+		h.Tasks[j].Saturated = ran > 0 && clear == ran
+		h.Tasks[j].Cold = clear == 0 && known > 0
 	}
 	return h
 }
 
 // dumbbells are the models' groups (groupsOf(byModel), computed once for
 // the breakdown) with what their costs rest on and some of their traces.
-func (t *Tally) dumbbells(models []Group) []Dumbbell {
+func (t *Tally) dumbbells(models []Group, h *Heatmap) []Dumbbell {
 	out := make([]Dumbbell, 0, len(models))
 	for _, g := range models {
 		acc := t.byModel[g.Key]
@@ -322,14 +325,19 @@ func (t *Tally) dumbbells(models []Group) []Dumbbell {
 		if db.TokensKnown > 0 {
 			db.Tokens = ptr(g.InputTokens + g.OutputTokens)
 		}
-		for _, task := range slices.Sorted(maps.Keys(t.dash.heat[g.Key])) {
-			for _, k := range t.dash.heat[g.Key][task].traces {
-				if len(db.Examples) < MaxMarkTraces {
-					db.Examples = append(db.Examples, k)
+		if mi, ok := slices.BinarySearch(h.Models, g.Key); ok {
+			for _, c := range h.Cells[mi] {
+				if c == nil {
+					continue
 				}
-			}
-			if len(db.Examples) == MaxMarkTraces {
-				break
+				for _, k := range c.Traces {
+					if len(db.Examples) < MaxMarkTraces {
+						db.Examples = append(db.Examples, k)
+					}
+				}
+				if len(db.Examples) == MaxMarkTraces {
+					break
+				}
 			}
 		}
 		out = append(out, db)

@@ -141,7 +141,22 @@ func plainStruct(t reflect.Type) bool {
 func bigSlice(v reflect.Value) bool {
 	switch v.Kind() {
 	case reflect.Slice:
-		return v.Len() >= streamMin && v.Type().Elem().Kind() != reflect.Uint8
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return false
+		}
+		if v.Len() >= streamMin {
+			return true
+		}
+		// A short slice of big ones: the heatmap's rows, one a model,
+		// each a cell a task (100,000 of them, 18 MB marshalled whole).
+		if k := v.Type().Elem().Kind(); k == reflect.Slice || k == reflect.Struct {
+			for i := range v.Len() {
+				if bigSlice(v.Index(i)) {
+					return true
+				}
+			}
+		}
+		return false
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Field(i); f.Kind() == reflect.Slice && v.Type().Field(i).IsExported() && bigSlice(f) {

@@ -180,15 +180,6 @@ func Report(in Input) *ReportData {
 	r.PrimaryCounts = reportCounts(r.Classes, t.all)
 	r.LabelSources = t.sources
 	r.LabelSources.People = r.LabelSources.Adjudicated + r.LabelSources.Human
-	r.Grid = t.grid.build()
-	r.NobodyClears = orEmpty(r.Grid.NobodyClears())
-	r.Saturated = orEmpty(r.Grid.Saturated())
-	d := t.derived()
-	r.Rates = Rates{
-		HeadlinePassRate: d.HeadlinePassRate, ContractPassRate: d.ContractPassRate,
-		AssumptionShare: d.AssumptionShare, LoopShare: d.LoopShare,
-		PassAt1: r.Grid.PassAt1, PassHatK: r.Grid.PassHatK, Resolution: r.Grid.Resolution, K: r.Grid.K,
-	}
 	r.Dominant = dominant(in.Taxonomy, r.PrimaryCounts, t.n)
 	r.ByModel = groupsOf(t.byModel)
 	r.ByAgent = groupsOf(t.byAgent)
@@ -205,6 +196,26 @@ func Report(in Input) *ReportData {
 		r.NotChecked = []RunNote{}
 	}
 	r.dashboards(t, in)
+	if in.ReportOnce {
+		// Every section but the grid is built: the breakdowns, the
+		// heatmap and the trend points are no longer read.
+		t.byModel, t.byAgent, t.byPrompt, t.byRun = nil, nil, nil, nil
+		t.dash = dashAcc{}
+	}
+	// The grid last: its rows take over the cells, and the units' map
+	// the breakdowns read is let go once they are in rows.
+	r.Grid = t.grid.build()
+	if in.ReportOnce {
+		t.grid = gridAcc{}
+	}
+	r.NobodyClears = orEmpty(r.Grid.NobodyClears())
+	r.Saturated = orEmpty(r.Grid.Saturated())
+	d := t.derived()
+	r.Rates = Rates{
+		HeadlinePassRate: d.HeadlinePassRate, ContractPassRate: d.ContractPassRate,
+		AssumptionShare: d.AssumptionShare, LoopShare: d.LoopShare,
+		PassAt1: r.Grid.PassAt1, PassHatK: r.Grid.PassHatK, Resolution: r.Grid.Resolution, K: r.Grid.K,
+	}
 	r.RootCauses = in.RootCauses[:min(len(in.RootCauses), MaxRootCauses)]
 	for _, g := range in.RootCauses[len(r.RootCauses):] {
 		r.RootCausesNotShown++
@@ -278,8 +289,8 @@ func (r *ReportData) dashboards(t *Tally, in Input) {
 	r.ByTool = groupsOf(d.byTool)
 	r.ByFailingTool = groupsOf(d.byFailingTool)
 	r.ToolsRead = d.bodies
-	r.Dumbbells = t.dumbbells(r.ByModel)
-	r.Heatmap = d.heatmap()
+	r.Heatmap = t.heatmap()
+	r.Dumbbells = t.dumbbells(r.ByModel, &r.Heatmap)
 	if pts := d.trendPoints(); len(pts) >= 2 {
 		tr := &TrendReport{By: d.trendBy, Order: "first import", Notes: []string{}, NoiseRuns: orEmpty(in.NoiseRuns), Lines: Trends(in.Taxonomy, pts, in.Noise),
 			ClustersLeftOut: TrendClustersLeftOut(pts)}
