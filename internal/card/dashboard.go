@@ -46,7 +46,7 @@ func newDashAcc() dashAcc {
 		byRepo: map[string]*groupAcc{}, byTaskType: map[string]*groupAcc{},
 		byTool: map[string]*groupAcc{}, byFailingTool: map[string]*groupAcc{},
 		trendBy: TrendByRun,
-		trend: map[string]*TrendRun{}, first: map[string]int64{}, kinds: map[string][2]string{},
+		trend:   map[string]*TrendRun{}, first: map[string]int64{}, kinds: map[string][2]string{},
 	}
 }
 

@@ -280,12 +280,12 @@ type gridAcc struct {
 	tasks map[unitKey]taskAcc
 	// cellsOf holds each unit's cells when keepCells, packed: their
 	// strings are indexes into cells (see cellIndex).
-	cellsOf   map[unitKey][]reportview.PackedCell
-	cells     *cellIndex
+	cellsOf map[unitKey][]reportview.PackedCell
+	cells   *cellIndex
 	// fig is figures' answer until the next add: every breakdown whose
 	// one group shares this grid (see groupAcc.sole) reads the same
 	// figures, each a sort of every unit.
-	fig *gridFigures
+	fig       *gridFigures
 	seeds     map[int]struct{}
 	keepCells bool
 }
