@@ -249,15 +249,17 @@ func heatModel(model string) string { return cmp.Or(model, "(none)") }
 // added, agents in order; call it before the grid's build sorts them.
 func (t *Tally) heatmap() Heatmap {
 	g := &t.grid
-	units := slices.SortedFunc(maps.Keys(g.tasks), func(a, b unitKey) int {
+	keys := g.units.keys
+	units := slices.SortedFunc(maps.Keys(g.tasks), func(x, y uint32) int {
+		a, b := keys[x], keys[y]
 		return cmp.Or(cmp.Compare(a.task, b.task), cmp.Compare(heatModel(a.model), heatModel(b.model)), cmp.Compare(a.agent, b.agent))
 	})
 	var h Heatmap
 	models := map[string]int{}
 	nTasks := 0
 	for i, u := range units {
-		models[heatModel(u.model)] = 0
-		if i == 0 || u.task != units[i-1].task {
+		models[heatModel(keys[u].model)] = 0
+		if i == 0 || keys[u].task != keys[units[i-1]].task {
 			nTasks++
 		}
 	}
@@ -271,11 +273,12 @@ func (t *Tally) heatmap() Heatmap {
 	}
 	h.Tasks = make([]HeatTask, 0, nTasks)
 	for n, u := range units {
-		if n == 0 || u.task != units[n-1].task {
-			h.Tasks = append(h.Tasks, HeatTask{TaskID: u.task})
+		k := keys[u]
+		if n == 0 || k.task != keys[units[n-1]].task {
+			h.Tasks = append(h.Tasks, HeatTask{TaskID: k.task})
 		}
 		j := len(h.Tasks) - 1
-		c := &h.Cells[models[heatModel(u.model)]][j]
+		c := &h.Cells[models[heatModel(k.model)]][j]
 		if *c == nil {
 			*c = &HeatCell{}
 		}
@@ -287,7 +290,7 @@ func (t *Tally) heatmap() Heatmap {
 			if len((*c).Traces) == MaxMarkTraces {
 				break
 			}
-			(*c).Traces = append((*c).Traces, triage.TraceKey(g.cells.table.Runs[cell.Run], u.task, int(cell.Seed)))
+			(*c).Traces = append((*c).Traces, triage.TraceKey(g.cells.table.Runs[cell.Run], k.task, int(cell.Seed)))
 		}
 	}
 	for j := range h.Tasks {

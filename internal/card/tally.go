@@ -45,15 +45,20 @@ type Tally struct {
 	// intern shares the strings that repeat across rows (run ids,
 	// outcomes, classes) among the grid's cells.
 	intern map[string]string
+	// units numbers the (task, model, agent) units every grid counts;
+	// unit is the number of the row being added.
+	units *unitIndex
+	unit  uint32
 }
 
 // NewTally returns an empty tally.
 func NewTally() *Tally {
-	return &Tally{
+	units := &unitIndex{ids: map[unitKey]uint32{}}
+	return &Tally{units: units,
 		all: map[string]int{}, secAll: map[string]int{},
 		firstWith: map[string]string{}, outcomes: map[triage.Outcome]int{},
 		models: map[string]struct{}{}, agents: map[string]struct{}{}, prompts: map[string]struct{}{}, runs: map[string]struct{}{},
-		grid:    newGridAcc(true),
+		grid:    newGridAcc(units, true),
 		byModel: map[string]*groupAcc{}, byAgent: map[string]*groupAcc{}, byPrompt: map[string]*groupAcc{},
 		byRun: map[string]*groupAcc{}, intern: map[string]string{},
 		dash: newDashAcc(),
@@ -88,6 +93,7 @@ func (t *Tally) Len() int { return t.n }
 // PASS_* label on it counts as SCORER_RED, and LEAKED is counted among
 // its secondary tags even when its label forgot it.
 func (t *Tally) Add(r *TraceRow) {
+	t.unit = t.units.of(t, r)
 	t.split(r)
 	t.n++
 	solved := r.Solved()
@@ -194,7 +200,7 @@ func (t *Tally) group(m map[string]*groupAcc, key string) *groupAcc {
 	}
 	g := m[key]
 	if g == nil {
-		g = &groupAcc{grid: newGridAcc(false)}
+		g = &groupAcc{grid: newGridAcc(t.units, false)}
 		m[t.str(key)] = g
 	}
 	return g
@@ -277,10 +283,14 @@ type taskAcc struct {
 // gridAcc accumulates a Grid; cells are kept only when the grid is shown
 // cell by cell (the report's), not for breakdowns and cards.
 type gridAcc struct {
-	tasks map[unitKey]taskAcc
+	// tasks are the counts of each unit, by its number in units: a
+	// unit's key is three strings (48 bytes), and each breakdown that
+	// sees more than one key keeps a count of every unit of its own.
+	tasks map[uint32]taskAcc
+	units *unitIndex
 	// cellsOf holds each unit's cells when keepCells, packed: their
 	// strings are indexes into cells (see cellIndex).
-	cellsOf map[unitKey][]reportview.PackedCell
+	cellsOf map[uint32][]reportview.PackedCell
 	cells   *cellIndex
 	// fig is figures' answer until the next add: every breakdown whose
 	// one group shares this grid (see groupAcc.sole) reads the same
@@ -290,11 +300,12 @@ type gridAcc struct {
 	keepCells bool
 }
 
-// newGridAcc returns an empty grid, keeping cells when cells is set.
-func newGridAcc(cells bool) gridAcc {
-	g := gridAcc{tasks: map[unitKey]taskAcc{}, seeds: map[int]struct{}{}, keepCells: cells}
+// newGridAcc returns an empty grid of the units numbered in units,
+// keeping cells when cells is set.
+func newGridAcc(units *unitIndex, cells bool) gridAcc {
+	g := gridAcc{tasks: map[uint32]taskAcc{}, units: units, seeds: map[int]struct{}{}, keepCells: cells}
 	if cells {
-		g.cellsOf = map[unitKey][]reportview.PackedCell{}
+		g.cellsOf = map[uint32][]reportview.PackedCell{}
 		g.cells = &cellIndex{table: &reportview.CellTable{}, runs: map[string]uint32{}, primaries: map[string]uint32{}, outcomes: map[triage.Outcome]uint32{}}
 	}
 	return g
@@ -306,32 +317,48 @@ func newGridAcc(cells bool) gridAcc {
 // k seeds that were different models' runs).
 type unitKey struct{ task, model, agent string }
 
-// unitKeyOf is a row's unit.
-func unitKeyOf(t *Tally, r *TraceRow) unitKey {
-	return unitKey{t.str(r.TaskID), t.str(r.Model), t.str(r.Agent)}
+// unitIndex numbers the units a tally has seen, so that every grid
+// keys its counts by a 4-byte number instead of the unit's key.
+type unitIndex struct {
+	ids  map[unitKey]uint32
+	keys []unitKey
+}
+
+// of is r's unit's number, given one when r is its first row.
+func (x *unitIndex) of(t *Tally, r *TraceRow) uint32 {
+	k := unitKey{r.TaskID, r.Model, r.Agent}
+	id, ok := x.ids[k]
+	if !ok {
+		k = unitKey{t.str(r.TaskID), t.str(r.Model), t.str(r.Agent)}
+		id = uint32(len(x.keys))
+		x.keys = append(x.keys, k)
+		x.ids[k] = id
+	}
+	return id
 }
 
 // idUnit is a unit and its grid id, for sorting: the task id, and when
 // more than one model or agent ran the task, which one in brackets.
 type idUnit struct {
-	key unitKey
-	id  string
+	unit uint32
+	id   string
 }
 
 // sortedUnits lists the units sorted by grid id, the order build lists
 // the grid's rows and sums pass@1 in.
-func sortedUnits(units map[unitKey]taskAcc) []idUnit {
+func sortedUnits(units map[uint32]taskAcc, idx *unitIndex) []idUnit {
 	configs := map[string]int{}
-	for k := range units {
-		configs[k.task]++
+	for u := range units {
+		configs[idx.keys[u].task]++
 	}
 	out := make([]idUnit, 0, len(units))
-	for k := range units {
+	for u := range units {
+		k := idx.keys[u]
 		id := k.task
 		if configs[k.task] > 1 {
 			id = k.task + " [" + configLabel(k.model, k.agent) + "]"
 		}
-		out = append(out, idUnit{k, id})
+		out = append(out, idUnit{u, id})
 	}
 	slices.SortFunc(out, func(a, b idUnit) int { return cmp.Compare(a.id, b.id) })
 	return out
@@ -345,7 +372,7 @@ func configLabel(model, agent string) string {
 
 func (g *gridAcc) add(t *Tally, r *TraceRow, primary string, solved bool) {
 	g.fig = nil
-	key := unitKeyOf(t, r)
+	key := t.unit
 	ta := g.tasks[key]
 	ta.runs++
 	unknown := r.Unknown()
@@ -437,8 +464,9 @@ func (g *gridAcc) build() Grid {
 	// models is one task, known when either run has an outcome); the
 	// rates by row.
 	taskKnown := map[string]bool{}
-	for k, ta := range g.tasks {
-		taskKnown[k.task] = taskKnown[k.task] || ta.runs > ta.unknown
+	for u, ta := range g.tasks {
+		task := g.units.keys[u].task
+		taskKnown[task] = taskKnown[task] || ta.runs > ta.unknown
 	}
 	out.NTasks = len(taskKnown)
 	for _, k := range taskKnown {
@@ -449,13 +477,13 @@ func (g *gridAcc) build() Grid {
 	// The units sorted by grid id in one slice, and the rows allocated
 	// once: an id map and a key slice beside it, and a row slice grown by
 	// doubling, were three more copies of a store's units (100,000 tasks).
-	units := sortedUnits(g.tasks)
+	units := sortedUnits(g.tasks, g.units)
 	out.Tasks = make([]TaskRow, 0, len(units))
 	if g.keepCells {
 		out.Table = g.cells.table
 	}
 	for _, u := range units {
-		key, id := u.key, u.id
+		key, id := u.unit, u.id
 		ta := g.tasks[key]
 		runs, unknown, solved := int(ta.runs), int(ta.unknown), int(ta.solved)
 		row := TaskRow{TaskID: id, Runs: runs, Unknown: unknown, Solved: solved}
@@ -521,9 +549,10 @@ func (g *gridAcc) computeFigures() gridFigures {
 	var out gridFigures
 	k := 0
 	taskKnown := map[string]bool{}
-	for key, ta := range g.tasks {
+	for u, ta := range g.tasks {
 		k = max(k, int(ta.runs))
-		taskKnown[key.task] = taskKnown[key.task] || ta.runs > ta.unknown
+		task := g.units.keys[u].task
+		taskKnown[task] = taskKnown[task] || ta.runs > ta.unknown
 	}
 	out.NTasks = len(taskKnown)
 	for _, known := range taskKnown {
@@ -533,8 +562,8 @@ func (g *gridAcc) computeFigures() gridFigures {
 	}
 	var sum1 float64
 	clear, scored := 0, 0
-	for _, u := range sortedUnits(g.tasks) {
-		ta := g.tasks[u.key]
+	for _, u := range sortedUnits(g.tasks, g.units) {
+		ta := g.tasks[u.unit]
 		runs, unknown, solved := int(ta.runs), int(ta.unknown), int(ta.solved)
 		out.Solved += solved
 		out.Unknown += unknown
@@ -591,7 +620,7 @@ func (g *groupAcc) own() {
 	if t == nil {
 		return
 	}
-	g.grid = gridAcc{tasks: maps.Clone(t.grid.tasks), seeds: maps.Clone(t.grid.seeds)}
+	g.grid = gridAcc{tasks: maps.Clone(t.grid.tasks), units: t.grid.units, seeds: maps.Clone(t.grid.seeds)}
 	g.cost = t.cost
 	g.cost.walls, g.cost.sum = slices.Clone(t.cost.walls), nil
 	g.sole = nil
