@@ -358,7 +358,7 @@ func (a *app) runReport(ctx context.Context, run, format, out string, width int,
 	if err != nil {
 		return err
 	}
-	if in.RootCauses, err = a.reportRootCauses(ctx, &failing, redact); err != nil {
+	if in.RootCauses, err = a.reportRootCauses(ctx, &failing, redact, false); err != nil {
 		return err
 	}
 	in.ReportOnce = true

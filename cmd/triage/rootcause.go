@@ -131,11 +131,11 @@ type failingRefs struct {
 // reportRootCauses groups the root causes of the failing traces (a
 // current label other than a pass, labelled by the rules) for the
 // report: each triage.RootCause line with its volatile details normalised
-// (signature.Template), largest first, with a few of its traces and
-// (Keys) all of them. It reads the verdicts' evidence a batch at a time;
+// (signature.Template), largest first, with a few of its traces and,
+// when allKeys (the report screen opens them), all of them. It reads the verdicts' evidence a batch at a time;
 // the traces were gathered in the tally's pass, so the label states are
 // read once.
-func (a *app) reportRootCauses(ctx context.Context, failing *failingRefs, redact bool) ([]card.RootCauseGroup, error) {
+func (a *app) reportRootCauses(ctx context.Context, failing *failingRefs, redact, allKeys bool) ([]card.RootCauseGroup, error) {
 	if len(failing.ids) == 0 {
 		return []card.RootCauseGroup{}, nil
 	}
@@ -180,7 +180,11 @@ func (a *app) reportRootCauses(ctx context.Context, failing *failingRefs, redact
 			g.Count++
 			// Every trace, for the report screen to open (the report's
 			// Redactor masks them with the rest); a few are examples.
-			g.Keys = append(g.Keys, keys[i])
+			// A written report names only the examples: a key a failing
+			// trace is 16 MB on a million.
+			if allKeys {
+				g.Keys = append(g.Keys, keys[i])
+			}
 			if len(g.Traces) < 3 {
 				g.Traces = append(g.Traces, rd.String(keys[i]))
 			}

@@ -117,7 +117,7 @@ func (a *app) cardInputAlone(ctx context.Context, run string, rootCauses bool) (
 	in, _, err := q.loadCardInput(ctx, run, false, opt)
 	if err == nil && rootCauses {
 		// Unmasked: the screen's Redactor masks the report as a whole.
-		in.RootCauses, err = q.reportRootCauses(ctx, &failing, false)
+		in.RootCauses, err = q.reportRootCauses(ctx, &failing, false, true)
 	}
 	return in, strings.TrimSpace(notes.String()), err
 }
