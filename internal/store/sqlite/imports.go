@@ -182,14 +182,15 @@ func (im *Import) maybeStep(ctx context.Context) error {
 
 // pinWithoutForeignKeys takes a connection of its own for one write
 // transaction and turns foreign-key checks off on it (SQLite ignores the
-// pragma inside a transaction). restoreForeignKeys gives it back.
+// pragma inside a transaction), with the small page cache of a bulk write
+// (pinBulk). restoreForeignKeys gives it back.
 func (s *DB) pinWithoutForeignKeys(ctx context.Context) (*sql.Conn, error) {
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pinBulk(ctx)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, err
 	}
 	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		conn.Close()
+		unpinBulk(conn)
 		return nil, mapErr(err)
 	}
 	return conn, nil
@@ -201,7 +202,7 @@ func (s *DB) pinWithoutForeignKeys(ctx context.Context) (*sql.Conn, error) {
 // writer.
 func restoreForeignKeys(conn *sql.Conn) {
 	conn.ExecContext(context.Background(), `PRAGMA foreign_keys = ON`)
-	conn.Close()
+	unpinBulk(conn)
 }
 
 // traceCols are the columns an import binds and how to read each from
