@@ -50,3 +50,55 @@ func unpinBulk(conn *sql.Conn) {
 	conn.ExecContext(context.Background(), fmt.Sprintf(`PRAGMA cache_size = -%d`, cacheKiB))
 	conn.Close()
 }
+
+// keyDescents counts the descents in a batch's keys in the order added: how
+// many keys are below the one before.
+func keyDescents(batch []Added) int {
+	n := 0
+	for i := 1; i < len(batch); i++ {
+		if keyLess(keyOf(batch[i].Trace), keyOf(batch[i-1].Trace)) {
+			n++
+		}
+	}
+	return n
+}
+
+// keyLess orders keys as the traces' unique index does: SQLite compares
+// TEXT by its bytes (BINARY), as Go compares strings.
+func keyLess(a, b traceKey) bool {
+	if a.run != b.run {
+		return a.run < b.run
+	}
+	if a.task != b.task {
+		return a.task < b.task
+	}
+	return a.seed < b.seed
+}
+
+// maxDescents is the share of a batch's keys that may come below the one
+// before (1 in maxDescents) while the import keeps its small cache.
+const maxDescents = 16
+
+// growCache gives the import the usual page cache for the rest of its
+// transaction once a batch's keys come in no order. The small cache
+// (pinBulk) is right for rows in key order, or in a few long ascending
+// sweeps, the way harnesses and gentraces write them (the one-run shape
+// is seed after seed, each over the 1,000 tasks: 99 descents in 100,000
+// rows): each new key lands next to the one before in the traces' unique
+// index, on a page already in the cache. Rows in no order put each key
+// on a page of the index of its own: with 2 MiB of cache for the index
+// of a million traces (about 25 MB) nearly every insert read a page back
+// and wrote one out, and a shuffled million-row `import --rules` took
+// 33 s of CPU against the 16 MiB cache's 24 s (docs/PERFORMANCE.md). So
+// the first batch with more than one descent in maxDescents grows the
+// cache back, for good; an import in order never pays for it.
+func (im *Import) growCache(ctx context.Context, descents, n int) error {
+	if im.grown || descents*maxDescents <= n {
+		return nil
+	}
+	if _, err := im.tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, cacheKiB)); err != nil {
+		return mapErr(err)
+	}
+	im.grown = true
+	return nil
+}

@@ -3,6 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,4 +53,44 @@ func TestBulkWritesUseTheSmallCache(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, labelled)
 	require.Equal(t, -cacheKiB, cacheSize(t, db.db), "after a rules run")
+}
+
+// TestImportOutOfOrderGrowsTheCache: traces in key order, or in a few
+// long ascending sweeps (the one-run shape: seed after seed over the
+// tasks), keep the small cache; a batch in no order gives the import
+// the usual cache for the rest of it.
+func TestImportOutOfOrderGrowsTheCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const n = 3 * importBatch
+	sweeps := make([]*triage.Trace, 0, n)
+	for seed := range 3 {
+		for task := range importBatch {
+			sweeps = append(sweeps, trace("r", fmt.Sprintf("T%04d", task), seed, fmt.Sprintf("h%d-%d", task, seed)))
+		}
+	}
+	shuffled := slices.Clone(sweeps)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, c := range []struct {
+		name   string
+		traces []*triage.Trace
+		want   int
+	}{
+		{"sweeps", sweeps, -bulkCacheKiB},
+		{"shuffled", shuffled, -cacheKiB},
+	} {
+		db := openTest(t)
+		im, err := db.beginImport(ctx, func(Added) error { return nil })
+		require.NoError(t, err)
+		for i, tr := range c.traces {
+			require.NoError(t, im.Add(ctx, tr, nil, "f.jsonl", i+1))
+		}
+		require.NoError(t, im.Flush(ctx))
+		require.Equal(t, c.want, cacheSize(t, im.tx), c.name)
+		require.NoError(t, im.Commit(ctx))
+		require.Equal(t, -cacheKiB, cacheSize(t, db.db), "%s: after the import", c.name)
+		var stored int
+		require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM traces`).Scan(&stored))
+		require.Equal(t, n, stored, c.name)
+	}
 }
