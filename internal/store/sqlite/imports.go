@@ -60,6 +60,9 @@ type Import struct {
 	// label, when set (LabelWith), gives every stored trace its rule
 	// verdict in this transaction.
 	label *importLabel
+	// grown says the import's traces came in no key order and it went
+	// back to the usual page cache (growCache).
+	grown bool
 }
 
 // importBatch is how many traces one statement writes: a multi-row
@@ -182,14 +185,15 @@ func (im *Import) maybeStep(ctx context.Context) error {
 
 // pinWithoutForeignKeys takes a connection of its own for one write
 // transaction and turns foreign-key checks off on it (SQLite ignores the
-// pragma inside a transaction). restoreForeignKeys gives it back.
+// pragma inside a transaction), with the small page cache of a bulk write
+// (pinBulk). restoreForeignKeys gives it back.
 func (s *DB) pinWithoutForeignKeys(ctx context.Context) (*sql.Conn, error) {
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.pinBulk(ctx)
 	if err != nil {
-		return nil, mapErr(err)
+		return nil, err
 	}
 	if _, err := conn.ExecContext(ctx, `PRAGMA foreign_keys = OFF`); err != nil {
-		conn.Close()
+		unpinBulk(conn)
 		return nil, mapErr(err)
 	}
 	return conn, nil
@@ -201,7 +205,7 @@ func (s *DB) pinWithoutForeignKeys(ctx context.Context) (*sql.Conn, error) {
 // writer.
 func restoreForeignKeys(conn *sql.Conn) {
 	conn.ExecContext(context.Background(), `PRAGMA foreign_keys = ON`)
-	conn.Close()
+	unpinBulk(conn)
 }
 
 // traceCols are the columns an import binds and how to read each from
@@ -375,7 +379,10 @@ type packing struct {
 	uniq    []int
 	mask    uint32
 	args    []any
-	done    chan struct{}
+	// descents is how many of the batch's keys are below the one
+	// before (growCache).
+	descents int
+	done     chan struct{}
 }
 
 func (p *packing) pack() {
@@ -389,6 +396,7 @@ func (p *packing) pack() {
 		p.verdicts = p.label.batch(p.batch)
 	}
 	p.firstOf, p.uniq = firstOfKeys(p.batch)
+	p.descents = keyDescents(p.batch)
 	p.mask, p.args = insertArgs(p.batch, p.uniq)
 }
 
@@ -458,6 +466,9 @@ func keyOf(t *triage.Trace) traceKey { return traceKey{t.RunID, t.TaskID, t.Seed
 // a lookup follow. After a batch of nothing but duplicates the next batch
 // is looked up first, so a re-import costs one query a batch.
 func (im *Import) write(ctx context.Context, p *packing) error {
+	if err := im.growCache(ctx, p.descents, len(p.batch)); err != nil {
+		return err
+	}
 	batch := p.batch
 	var ids []int64
 	var ours []int

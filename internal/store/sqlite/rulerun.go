@@ -34,7 +34,12 @@ type labelled struct {
 // `rules run` at the same time waits and then finds nothing to do. While
 // one batch is written the next is labelled.
 func (s *DB) LabelPending(ctx context.Context, runID, taxonomyVersion, rulesVersion string, label RuleBatch) (int, error) {
-	tx, err := s.begin(ctx)
+	conn, err := s.pinBulk(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer unpinBulk(conn)
+	tx, err := s.beginWrite(ctx, func() (*sql.Tx, error) { return conn.BeginTx(ctx, nil) })
 	if err != nil {
 		return 0, mapErr(err)
 	}

@@ -91,7 +91,7 @@ func open(ctx context.Context, path string, decode Decoder, readOnly bool) (*DB,
 	// the file to itself, and SQLite does not call the busy handler for
 	// it, so two processes creating one store at once had one fail on
 	// open. walMode makes the switch, waiting its turn.
-	for _, p := range []string{"foreign_keys(1)", "busy_timeout(10000)", "synchronous(NORMAL)", "cache_size(-16384)"} {
+	for _, p := range []string{"foreign_keys(1)", "busy_timeout(10000)", "synchronous(NORMAL)", fmt.Sprintf("cache_size(-%d)", cacheKiB)} {
 		q.Add("_pragma", p)
 	}
 	q.Set("_txlock", "immediate")
