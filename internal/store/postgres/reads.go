@@ -618,6 +618,51 @@ func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(store.S
 	})
 }
 
+// EachStored implements store.Traces: a page of eachTraceBatch
+// summaries by id (the primary key's order, no sort), then their bodies
+// through eachBatch.
+func (s *DB) EachStored(ctx context.Context, fn func(store.TraceSummary, store.StoredRow) error) error {
+	page := make([]store.TraceSummary, 0, eachTraceBatch)
+	refs := make([]store.TraceRef, 0, eachTraceBatch)
+	for after := int64(-1 << 63); ; {
+		rows, err := s.pool.Query(ctx, `SELECT `+summaryCols+` FROM traces t WHERE t.id > $1 ORDER BY t.id LIMIT $2`, after, eachTraceBatch)
+		if err != nil {
+			return s.fail("list traces", err)
+		}
+		page, refs = page[:0], refs[:0]
+		for rows.Next() {
+			var sr summaryRow
+			if err := rows.Scan(sr.dest()...); err != nil {
+				rows.Close()
+				return s.fail("list traces", err)
+			}
+			t := sr.summary()
+			page, refs = append(page, t), append(refs, store.TraceRef{ID: t.ID, RunID: t.RunID})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return s.fail("list traces", err)
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		after = page[len(page)-1].ID
+		j := 0
+		if err := s.eachBatch(ctx, refs, nil, func(r store.TraceRef, row store.StoredRow) error {
+			for j < len(page) && page[j].ID != r.ID {
+				j++
+			}
+			if j == len(page) {
+				return fmt.Errorf("trace %d: read out of order", r.ID)
+			}
+			row.Hash, row.Source = page[j].ContentHash, page[j].Source
+			return fn(page[j], row)
+		}); err != nil {
+			return err
+		}
+	}
+}
+
 // eachBatch walks refs in id order a batch at a time (eachTraceBatch
 // rows, fewer once their bodies pass the byte budget: batchEnd): one query
 // for the batch's bodies, then batch (when set) with the batch's ids, then
