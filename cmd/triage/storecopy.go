@@ -218,6 +218,9 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	if err != nil {
 		return n, err
 	}
+	// The people's events a batch at a time, in their order (each
+	// AppendLabels is a transaction; a copy stopped between two is
+	// finished by running it again, as events are idempotent).
 	events = events[:0]
 	for _, x := range people {
 		e := x.Event
@@ -230,9 +233,16 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 		if err := e.CheckText(); err != nil {
 			return n, fmt.Errorf("label event %d on %q: %w", x.Event.ID, key, err)
 		}
-		events = append(events, e)
+		if events = append(events, e); len(events) == copyVerdictBatch {
+			k, err := dst.AppendLabels(ctx, events)
+			if err != nil {
+				return n, err
+			}
+			n.events, events = n.events+k, events[:0]
+		}
 	}
-	n.events, err = dst.AppendLabels(ctx, events)
+	k, err := dst.AppendLabels(ctx, events)
+	n.events += k
 	return n, err
 }
 
@@ -260,8 +270,8 @@ func (m *idMap) to(from int64) (int64, error) {
 	return m.into[i], nil
 }
 
-// copyVerdictBatch is how many traces' verdicts store copy reads and
-// writes at once.
+// copyVerdictBatch is how many traces' verdicts, or people's events,
+// store copy reads and writes at once.
 const copyVerdictBatch = 4096
 
 func isFrozen(err error) bool { return errors.Is(err, store.ErrFrozen) }
