@@ -207,6 +207,9 @@ type Labels interface {
 	// HumanEvents lists every non-rule event in time order; reviewer
 	// and slice filter when set.
 	HumanEvents(ctx context.Context, reviewer, slice string) ([]ExportedEvent, error)
+	// EachHumanEvent is HumanEvents one event at a time, for callers
+	// that must not hold them all (store copy).
+	EachHumanEvent(ctx context.Context, reviewer, slice string, fn func(ExportedEvent) error) error
 	// LabelStates folds every event of a run's traces into states.
 	LabelStates(ctx context.Context, runID string) (map[int64]*triage.LabelState, error)
 	// LabelStatesOf is LabelStates for the given traces only.

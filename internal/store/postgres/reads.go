@@ -560,6 +560,13 @@ func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.
 
 // HumanEvents implements store.Labels.
 func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]store.ExportedEvent, error) {
+	var out []store.ExportedEvent
+	err := s.EachHumanEvent(ctx, reviewer, slice, func(x store.ExportedEvent) error { out = append(out, x); return nil })
+	return out, err
+}
+
+// EachHumanEvent implements store.Labels.
+func (s *DB) EachHumanEvent(ctx context.Context, reviewer, slice string, fn func(store.ExportedEvent) error) error {
 	q := `SELECT ` + eventCols + `, t.run_id, t.task_id, t.seed, t.content_hash FROM label_events e JOIN traces t ON t.id = e.trace_id WHERE true`
 	var args []any
 	if reviewer != "" {
@@ -572,20 +579,21 @@ func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]store.E
 	}
 	rows, err := s.pool.Query(ctx, q+` ORDER BY e.id`, args...)
 	if err != nil {
-		return nil, s.fail("read labels", err)
+		return s.fail("read labels", err)
 	}
 	defer rows.Close()
-	var out []store.ExportedEvent
 	for rows.Next() {
 		var x store.ExportedEvent
 		var er eventRow
 		if err := rows.Scan(append(er.dest(), &x.RunID, &x.TaskID, &x.Seed, &x.ContentHash)...); err != nil {
-			return nil, s.fail("read labels", err)
+			return s.fail("read labels", err)
 		}
 		x.Event = er.event()
-		out = append(out, x)
+		if err := fn(x); err != nil {
+			return err
+		}
 	}
-	return out, s.fail("read labels", rows.Err())
+	return s.fail("read labels", rows.Err())
 }
 
 // eachTraceBatch is how many traces EachTrace reads at once, fewer when
