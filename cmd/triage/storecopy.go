@@ -2,10 +2,11 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ func newStoreCmd(a *app) *cobra.Command {
 			if from == "" || to == "" {
 				return usageErr("store copy needs --from and --to (a file or a postgres:// URL each)")
 			}
+			copyGC()
 			ctx := cmd.Context()
 			src, err := openDB(ctx, from, decodeWholeRow)
 			if err != nil {
@@ -54,14 +56,37 @@ func newStoreCmd(a *app) *cobra.Command {
 	return cmd
 }
 
+// copyGC sets the collector for store copy, which streams (a batch of
+// traces, verdicts or people's events at a time: its live heap peaked at
+// 34 MB on the 100k one-run store with 100k people's events). Beside it
+// SQLite and pgx hold some 50 MB outside Go's heap, so streamingGC's
+// 72 MiB limit let the copy reach 121 MiB resident; GOGC 200 under a
+// 48 MiB soft limit keeps it near 98 MiB, and collects about half as often
+// as Go's default (CPU 6.3 -> 4.2 s on that store, alternated,
+// docs/PERFORMANCE.md). GOGC and GOMEMLIMIT in the environment win.
+func copyGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(48 << 20)
+	}
+}
+
 type copied struct{ traces, rejects, verdicts, events int }
 
-// copyStore copies src into dst through the store interfaces alone:
+// copyWholeStore copies src into dst through the store interfaces alone:
 // what lands is what the commands read (traces with their rows, files
 // and results, rejects, run controls, slices, each trace's current rule
 // verdict with its evidence, every people's event), and a copy into a
 // store holding some of it already adds only the rest (imports and
 // label events are idempotent).
+//
+// Memory holds a batch of traces and an id map (two int64s a trace),
+// never the stores' lists of summaries or label states: the traces
+// stream in the source's id order with their summaries (EachStored), the
+// import reports each one's id in the target (Added.ID), and the
+// verdicts follow a batch of ids at a time.
 func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	var n copied
 	runs, err := src.Runs(ctx)
@@ -75,50 +100,39 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 			}
 		}
 	}
+	// A target that held no trace before the copy holds no verdict
+	// copied before on any of them: its label states need not be read.
+	had, err := dst.Runs(ctx)
+	if err != nil {
+		return n, err
+	}
+	fresh := true
+	for _, r := range had {
+		fresh = fresh && r.Traces == 0
+	}
 	files, err := src.ImportFiles(ctx)
 	if err != nil {
 		return n, err
 	}
-	sums, err := src.Summaries(ctx, "")
-	if err != nil {
-		return n, err
-	}
-	// Summaries come in key order; the traces are added in the source's
-	// id order, so the target numbers them alike and every listing that
-	// reads in id order (traces --json, report, the queue's ties) is the
-	// same after a copy.
-	slices.SortFunc(sums, func(x, y store.TraceSummary) int { return cmp.Compare(x.ID, y.ID) })
+	var ids idMap
 	im, err := dst.BeginImport(ctx, func(ad store.Added) error {
 		if ad.Result == store.Conflict {
 			return fmt.Errorf("%s is stored in the target with other content", ad.Trace.Key())
 		}
 		n.traces++
-		return nil
+		return ids.add(ad.Trace.ID, ad.ID)
 	})
 	if err != nil {
 		return n, err
 	}
 	defer im.Rollback()
 	im.Whole()
-	// The rows stream a batch at a time (a few queries a batch of 1,024;
-	// it was Trace and Row for each trace, so every body was read twice
-	// and each with its own query), in id order; sums is in key order.
-	byID := slices.Clone(sums)
-	slices.SortFunc(byID, func(a, b store.TraceSummary) int { return cmp.Compare(a.ID, b.ID) })
-	refs := make([]store.TraceRef, len(byID))
-	for i, s := range byID {
-		refs[i] = store.TraceRef{ID: s.ID, RunID: s.RunID}
-	}
-	next := 0
-	if err := src.EachRow(ctx, refs, func(row store.StoredRow) error {
-		for next < len(byID) && byID[next].ID != row.ID {
-			next++
-		}
-		if next == len(byID) {
-			return fmt.Errorf("trace %d: read out of order", row.ID)
-		}
-		s := byID[next]
-		row.Hash, row.Source = s.ContentHash, s.Source
+	// The traces in the source's id order, so the target numbers them
+	// alike and every listing that reads in id order (traces --json,
+	// report, the queue's ties) is the same after a copy: a batch at a
+	// time with their summaries (it was every summary held at once, and
+	// before that Trace and Row a trace, each body read twice).
+	if err := src.EachStored(ctx, func(s store.TraceSummary, row store.StoredRow) error {
 		t, err := src.Decode(row)
 		if err != nil {
 			return err
@@ -127,6 +141,7 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 		if row.Norm != nil && !bytes.Equal(row.Norm, row.Raw) {
 			norm = row.Norm
 		}
+		t.ID = s.ID // the import reports it back beside the target's id
 		t.RunID, t.TaskID, t.Seed, t.Model, t.Agent, t.PromptID = s.RunID, s.TaskID, s.Seed, s.Model, s.Agent, s.PromptID
 		t.ExitCode, t.Outcome, t.WallS, t.Tokens, t.CostUSD, t.Source, t.ContentHash = s.ExitCode, s.Outcome, s.WallS, s.Tokens, s.CostUSD, s.Source, s.ContentHash
 		// A store written before NULs were refused may hold one in a
@@ -148,19 +163,6 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	if err := im.Commit(ctx); err != nil {
 		return n, err
 	}
-	// The same traces under the target's ids.
-	idOf := map[string]int64{}
-	keyOf := map[int64]string{}
-	for _, s := range sums {
-		keyOf[s.ID] = s.Key()
-	}
-	dsums, err := dst.Summaries(ctx, "")
-	if err != nil {
-		return n, err
-	}
-	for _, s := range dsums {
-		idOf[s.Key()] = s.ID
-	}
 	stored, err := src.Slices(ctx)
 	if err != nil {
 		return n, err
@@ -170,50 +172,53 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 		if err != nil {
 			return n, err
 		}
-		items := make([]int64, len(full.Items))
 		for i, id := range full.Items {
-			items[i] = idOf[keyOf[id]]
+			if full.Items[i], err = ids.to(id); err != nil {
+				return n, fmt.Errorf("slice %s: %w", sl.Name, err)
+			}
 		}
-		full.Items = items
 		if err := dst.CreateSlice(ctx, full); err != nil && !isFrozen(err) {
 			return n, fmt.Errorf("slice %s: %w", sl.Name, err)
 		}
 	}
-	states, err := src.LabelStates(ctx, "")
-	if err != nil {
-		return n, err
-	}
-	have, err := dst.LabelStates(ctx, "")
-	if err != nil {
-		return n, err
-	}
-	// The verdicts, with their evidence, a batch at a time: they were
-	// read all at once and written one rule_verdicts row each.
+	// The verdicts, with their evidence, a batch of traces at a time:
+	// the source's label states and verdicts of the batch, the target's
+	// states only when it held traces before, and one AppendLabels (a
+	// COPY on PostgreSQL, rule_verdicts rows of 256 on SQLite).
 	var events []triage.LabelEvent
-	var ids []int64
-	for lo := 0; lo < len(sums); lo += copyVerdictBatch {
-		part := sums[lo:min(lo+copyVerdictBatch, len(sums))]
-		ids = ids[:0]
-		for _, s := range part {
-			if st := states[s.ID]; st != nil && st.Rule != nil {
-				ids = append(ids, s.ID)
-			}
-		}
-		if len(ids) == 0 {
-			continue
-		}
-		verdicts, err := src.Verdicts(ctx, ids)
+	var ruled []int64
+	for lo := 0; lo < len(ids.from); lo += copyVerdictBatch {
+		hi := min(lo+copyVerdictBatch, len(ids.from))
+		states, err := src.LabelStatesOf(ctx, ids.from[lo:hi])
 		if err != nil {
 			return n, err
 		}
+		ruled = ruled[:0]
+		for _, id := range ids.from[lo:hi] {
+			if st := states[id]; st != nil && st.Rule != nil {
+				ruled = append(ruled, id)
+			}
+		}
+		if len(ruled) == 0 {
+			continue
+		}
+		verdicts, err := src.Verdicts(ctx, ruled)
+		if err != nil {
+			return n, err
+		}
+		var have map[int64]*triage.LabelState
+		if !fresh {
+			if have, err = dst.LabelStatesOf(ctx, ids.into[lo:hi]); err != nil {
+				return n, err
+			}
+		}
 		events = events[:0]
-		for _, s := range part {
-			st := states[s.ID]
-			v := verdicts[s.ID]
+		for i, id := range ids.from[lo:hi] {
+			st, v := states[id], verdicts[id]
 			if st == nil || st.Rule == nil || v == nil {
 				continue
 			}
-			to := idOf[s.Key()]
+			to := ids.into[lo+i]
 			if h := have[to]; h != nil && h.Rule != nil && h.Rule.CreatedAt.Equal(st.Rule.CreatedAt) && h.Rule.Verdict.RulesVersion == v.RulesVersion && h.Rule.TaxonomyVersion == v.TaxonomyVersion {
 				continue // copied before
 			}
@@ -229,25 +234,64 @@ func copyWholeStore(ctx context.Context, src, dst store.Store) (copied, error) {
 	if err := copyTrust(ctx, src, dst); err != nil {
 		return n, err
 	}
-	people, err := src.HumanEvents(ctx, "", "")
-	if err != nil {
+	// The people's events streamed and handed over a batch at a time, in
+	// their order (each AppendLabels is a transaction; a copy stopped
+	// between two is finished by running it again, as events are
+	// idempotent): 100,000 of them held at once took 150 MB.
+	events = events[:0]
+	if err := src.EachHumanEvent(ctx, "", "", func(x store.ExportedEvent) error {
+		e := x.Event
+		key := triage.TraceKey(x.RunID, x.TaskID, x.Seed)
+		to, err := ids.to(e.TraceID)
+		if err != nil {
+			return fmt.Errorf("label event %d on %q: %w", x.Event.ID, key, err)
+		}
+		e.ID, e.TraceID = 0, to
+		if err := e.CheckText(); err != nil {
+			return fmt.Errorf("label event %d on %q: %w", x.Event.ID, key, err)
+		}
+		if events = append(events, e); len(events) == copyVerdictBatch {
+			k, err := dst.AppendLabels(ctx, events)
+			if err != nil {
+				return err
+			}
+			n.events, events = n.events+k, events[:0]
+		}
+		return nil
+	}); err != nil {
 		return n, err
 	}
-	events = events[:0]
-	for _, x := range people {
-		e := x.Event
-		e.ID, e.TraceID = 0, idOf[triage.TraceKey(x.RunID, x.TaskID, x.Seed)]
-		if err := e.CheckText(); err != nil {
-			return n, fmt.Errorf("label event %d on %q: %w", x.Event.ID, triage.TraceKey(x.RunID, x.TaskID, x.Seed), err)
-		}
-		events = append(events, e)
-	}
-	n.events, err = dst.AppendLabels(ctx, events)
+	k, err := dst.AppendLabels(ctx, events)
+	n.events += k
 	return n, err
 }
 
-// copyVerdictBatch is how many traces' verdicts store copy reads and
-// writes at once.
+// idMap pairs each copied trace's id in the source with its id in the
+// target, in the source's id order (the order the import reports them).
+type idMap struct{ from, into []int64 }
+
+func (m *idMap) add(from, into int64) error {
+	if into == 0 {
+		return fmt.Errorf("trace %d: the target did not say where it stored it", from)
+	}
+	if k := len(m.from); k > 0 && from <= m.from[k-1] {
+		return fmt.Errorf("trace %d: reported after trace %d", from, m.from[k-1])
+	}
+	m.from, m.into = append(m.from, from), append(m.into, into)
+	return nil
+}
+
+// to is the target's id of the source's trace id.
+func (m *idMap) to(from int64) (int64, error) {
+	i, ok := slices.BinarySearch(m.from, from)
+	if !ok {
+		return 0, fmt.Errorf("trace %d of the source is not among the traces copied (was it added during the copy?)", from)
+	}
+	return m.into[i], nil
+}
+
+// copyVerdictBatch is how many traces' verdicts, or people's events,
+// store copy reads and writes at once.
 const copyVerdictBatch = 4096
 
 func isFrozen(err error) bool { return errors.Is(err, store.ErrFrozen) }

@@ -121,6 +121,12 @@ type Traces interface {
 	// normalised copy (nil when the record is it). Hash and Source are
 	// left empty; the summary has them. store copy reads through it.
 	EachRow(ctx context.Context, refs []TraceRef, fn func(StoredRow) error) error
+	// EachStored streams every trace in id order, each with its summary
+	// and its stored row (Hash and Source set, Raw and Norm as EachRow
+	// gives them), a batch at a time: a query for a batch's summaries
+	// and a few for its bodies, and memory holds one batch, never the
+	// store's list of summaries. store copy reads through it.
+	EachStored(ctx context.Context, fn func(TraceSummary, StoredRow) error) error
 }
 
 // TraceRef names a stored trace for EachTrace: its id and its run (which
@@ -201,6 +207,9 @@ type Labels interface {
 	// HumanEvents lists every non-rule event in time order; reviewer
 	// and slice filter when set.
 	HumanEvents(ctx context.Context, reviewer, slice string) ([]ExportedEvent, error)
+	// EachHumanEvent is HumanEvents one event at a time, for callers
+	// that must not hold them all (store copy).
+	EachHumanEvent(ctx context.Context, reviewer, slice string, fn func(ExportedEvent) error) error
 	// LabelStates folds every event of a run's traces into states.
 	LabelStates(ctx context.Context, runID string) (map[int64]*triage.LabelState, error)
 	// LabelStatesOf is LabelStates for the given traces only.

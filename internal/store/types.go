@@ -93,6 +93,11 @@ type Added struct {
 	File   string
 	Line   int
 	Result AddResult
+	// ID is the stored trace's id in the target: the new row when
+	// Imported, the row stored already when Duplicate (0 on a Conflict),
+	// so a caller that must refer to the traces after the import (store
+	// copy's verdicts, slices and labels) need not look each key up.
+	ID int64
 	// ImportID is File's imports row.
 	ImportID int64
 }

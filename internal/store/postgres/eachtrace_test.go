@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -138,4 +139,113 @@ func TestCopyPathsQueryABatchAtATime(t *testing.T) {
 	var after int
 	require.NoError(t, db.pool.QueryRow(ctx, `SELECT count(*) FROM rule_verdicts`).Scan(&after))
 	require.Equal(t, before, after)
+}
+
+// store copy's reads and the ids it maps through: EachStored gives every
+// trace once, in id order, with its summary and stored row, in a query
+// for a page's summaries and two for its bodies (not the whole store's
+// summaries at once); the import reports each trace's id in the store
+// (Added.ID), the stored one for a duplicate and none for a conflict.
+func TestEachStoredAndAddedIDs(t *testing.T) {
+	db, url := openTest(t)
+	ctx := t.Context()
+	add := func(ts ...*triage.Trace) []store.Added {
+		var got []store.Added
+		im, err := db.BeginImport(ctx, func(a store.Added) error { got = append(got, a); return nil })
+		require.NoError(t, err)
+		for i, tr := range ts {
+			require.NoError(t, im.Add(ctx, tr, nil, "f.jsonl", i+1))
+		}
+		require.NoError(t, im.Commit(ctx))
+		return got
+	}
+	mk := func(task, hash string) *triage.Trace {
+		return &triage.Trace{RunID: "r", TaskID: task, Raw: []byte(`{"task_id":"` + task + `","h":"` + hash + `"}`), Source: "jsonl", ContentHash: hash}
+	}
+	var ts []*triage.Trace
+	for i := range 2500 {
+		ts = append(ts, mk(fmt.Sprintf("T%05d", 2500-i), fmt.Sprint(i)))
+	}
+	ts = append(ts, mk("T00001", "2499"), mk("T00002", "other")) // a repeat and a conflict in the batch
+	got := add(ts...)
+	require.Len(t, got, 2502)
+	for _, a := range got[:2500] {
+		require.Equal(t, store.Imported, a.Result)
+		id, err := db.FindTrace(ctx, "r", a.Trace.TaskID, 0)
+		require.NoError(t, err)
+		require.Equal(t, id, a.ID, a.Trace.TaskID)
+	}
+	require.Equal(t, store.Duplicate, got[2500].Result)
+	require.Equal(t, got[2499].ID, got[2500].ID, "a repeat in the batch: its first's id")
+	require.Equal(t, store.Conflict, got[2501].Result)
+	require.Zero(t, got[2501].ID)
+	again := add(mk("T00007", "2493"), mk("T00008", "nope"), mk("NEW", "n"))
+	require.Equal(t, []store.AddResult{store.Duplicate, store.Conflict, store.Imported}, []store.AddResult{again[0].Result, again[1].Result, again[2].Result})
+	require.Equal(t, got[2493].ID, again[0].ID, "a key stored by an earlier import: the stored id")
+	require.Zero(t, again[1].ID)
+	require.NotZero(t, again[2].ID)
+
+	c, count := countedDB(t, db, url)
+	var ids []int64
+	require.NoError(t, c.EachStored(ctx, func(s store.TraceSummary, row store.StoredRow) error {
+		want, err := db.Summary(ctx, s.ID)
+		require.NoError(t, err)
+		require.Equal(t, want, s)
+		body, _, err := db.Row(ctx, s.ID)
+		require.NoError(t, err)
+		require.Equal(t, body, row.Raw)
+		require.Equal(t, s.ID, row.ID)
+		require.Equal(t, [3]string{"r", s.ContentHash, "jsonl"}, [3]string{row.RunID, row.Hash, row.Source})
+		ids = append(ids, s.ID)
+		return nil
+	}))
+	require.Len(t, ids, 2501)
+	for i := 1; i < len(ids); i++ {
+		require.Less(t, ids[i-1], ids[i])
+	}
+	// Summary and Row above go through db, not c: c counted EachStored's
+	// own statements, 3 pages and the empty one that ends them.
+	require.LessOrEqual(t, count.n.Load(), int64(3*3+1), "a page's summaries, sizes and bodies")
+}
+
+// AppendLabels writes a run of people's events in one query for their
+// traces and one INSERT, in the events' order (an undo at the instant of
+// what it undoes still follows it), setting each new event's id; the same
+// events again add nothing, and an event on no stored trace is refused by
+// its id with nothing written.
+func TestAppendPeopleEventsInOneStatement(t *testing.T) {
+	db, url := openTest(t)
+	importN(t, db, "r", 1500)
+	ctx := t.Context()
+	sums, err := db.Summaries(ctx, "r")
+	require.NoError(t, err)
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var events []triage.LabelEvent
+	for i, s := range sums {
+		events = append(events, triage.LabelEvent{TraceID: s.ID, Actor: "ann", Kind: triage.KindHuman, Primary: triage.Timeout, Note: fmt.Sprint(i), CreatedAt: at})
+	}
+	events = append(events, triage.LabelEvent{TraceID: sums[0].ID, Actor: "ann", Kind: triage.KindUndo, CreatedAt: at}, events[1])
+	c, count := countedDB(t, db, url)
+	n, err := c.AppendLabels(ctx, events)
+	require.NoError(t, err)
+	require.Equal(t, 1501, n, "the repeat of events[1] is not new")
+	require.LessOrEqual(t, count.n.Load(), int64(4), "a transaction, the traces' hashes and one INSERT")
+	for i := 1; i < 1501; i++ {
+		require.Less(t, events[i-1].ID, events[i].ID, "ids in the events' order")
+	}
+	st, err := db.LabelStatesOf(ctx, []int64{sums[0].ID, sums[1].ID})
+	require.NoError(t, err)
+	require.Nil(t, st[sums[0].ID].Humans["ann"], "the undo came after the label it undoes")
+	require.Equal(t, triage.Timeout, st[sums[1].ID].Humans["ann"].Primary)
+
+	n, err = db.AppendLabels(ctx, events)
+	require.NoError(t, err)
+	require.Zero(t, n)
+	bad := []triage.LabelEvent{{TraceID: sums[0].ID, Actor: "bob", Kind: triage.KindHuman, Primary: triage.Timeout, CreatedAt: at}, {TraceID: 1 << 40, Actor: "bob", Kind: triage.KindHuman, CreatedAt: at}}
+	_, err = db.AppendLabels(ctx, bad)
+	require.ErrorIs(t, err, store.ErrNotFound)
+	require.ErrorContains(t, err, "trace 1099511627776")
+	hist, err := db.History(ctx, sums[0].ID, "bob")
+	require.NoError(t, err)
+	require.Empty(t, hist)
 }

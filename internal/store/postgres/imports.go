@@ -181,15 +181,19 @@ func (im *Import) write(ctx context.Context, batch []store.Added) error {
 		return err
 	}
 	// What the store held already under the other keys.
-	stored := map[key]string{}
+	type held struct {
+		id   int64
+		hash string
+	}
+	stored := map[key]held{}
 	if len(ours) < len(rows) {
-		res, err := im.tx.Query(ctx, `SELECT t.run_id, t.task_id, t.seed, t.content_hash FROM traces t JOIN triage_stage s
+		res, err := im.tx.Query(ctx, `SELECT t.id, t.run_id, t.task_id, t.seed, t.content_hash FROM traces t JOIN triage_stage s
 			USING (run_id, task_id, seed)`)
 		if err != nil {
 			return err
 		}
 		var hash string
-		if _, err := pgx.ForEachRow(res, []any{&k.run, &k.task, &k.seed, &hash}, func() error { stored[k] = hash; return nil }); err != nil {
+		if _, err := pgx.ForEachRow(res, []any{&id, &k.run, &k.task, &k.seed, &hash}, func() error { stored[k] = held{id, hash}; return nil }); err != nil {
 			return err
 		}
 	}
@@ -201,15 +205,15 @@ func (im *Import) write(ctx context.Context, batch []store.Added) error {
 		id, mine := ours[k]
 		switch {
 		case first[k] == i && mine:
-			batch[i].Result = store.Imported
+			batch[i].Result, batch[i].ID = store.Imported, id
 			ids[i] = id
 			labelIdx = append(labelIdx, i)
 		case mine && t.ContentHash == batch[first[k]].Trace.ContentHash:
-			batch[i].Result = store.Duplicate
+			batch[i].Result, batch[i].ID = store.Duplicate, id
 		case mine:
 			batch[i].Result = store.Conflict
-		case stored[k] == t.ContentHash:
-			batch[i].Result = store.Duplicate
+		case stored[k].hash == t.ContentHash:
+			batch[i].Result, batch[i].ID = store.Duplicate, stored[k].id
 		default:
 			batch[i].Result = store.Conflict
 		}

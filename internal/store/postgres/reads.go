@@ -560,6 +560,13 @@ func (s *DB) Verdicts(ctx context.Context, traceIDs []int64) (map[int64]*triage.
 
 // HumanEvents implements store.Labels.
 func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]store.ExportedEvent, error) {
+	var out []store.ExportedEvent
+	err := s.EachHumanEvent(ctx, reviewer, slice, func(x store.ExportedEvent) error { out = append(out, x); return nil })
+	return out, err
+}
+
+// EachHumanEvent implements store.Labels.
+func (s *DB) EachHumanEvent(ctx context.Context, reviewer, slice string, fn func(store.ExportedEvent) error) error {
 	q := `SELECT ` + eventCols + `, t.run_id, t.task_id, t.seed, t.content_hash FROM label_events e JOIN traces t ON t.id = e.trace_id WHERE true`
 	var args []any
 	if reviewer != "" {
@@ -572,20 +579,21 @@ func (s *DB) HumanEvents(ctx context.Context, reviewer, slice string) ([]store.E
 	}
 	rows, err := s.pool.Query(ctx, q+` ORDER BY e.id`, args...)
 	if err != nil {
-		return nil, s.fail("read labels", err)
+		return s.fail("read labels", err)
 	}
 	defer rows.Close()
-	var out []store.ExportedEvent
 	for rows.Next() {
 		var x store.ExportedEvent
 		var er eventRow
 		if err := rows.Scan(append(er.dest(), &x.RunID, &x.TaskID, &x.Seed, &x.ContentHash)...); err != nil {
-			return nil, s.fail("read labels", err)
+			return s.fail("read labels", err)
 		}
 		x.Event = er.event()
-		out = append(out, x)
+		if err := fn(x); err != nil {
+			return err
+		}
 	}
-	return out, s.fail("read labels", rows.Err())
+	return s.fail("read labels", rows.Err())
 }
 
 // eachTraceBatch is how many traces EachTrace reads at once, fewer when
@@ -616,6 +624,51 @@ func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(store.S
 		row.RunID, row.Hash, row.Source = r.RunID, "", ""
 		return fn(row)
 	})
+}
+
+// EachStored implements store.Traces: a page of eachTraceBatch
+// summaries by id (the primary key's order, no sort), then their bodies
+// through eachBatch.
+func (s *DB) EachStored(ctx context.Context, fn func(store.TraceSummary, store.StoredRow) error) error {
+	page := make([]store.TraceSummary, 0, eachTraceBatch)
+	refs := make([]store.TraceRef, 0, eachTraceBatch)
+	for after := int64(-1 << 63); ; {
+		rows, err := s.pool.Query(ctx, `SELECT `+summaryCols+` FROM traces t WHERE t.id > $1 ORDER BY t.id LIMIT $2`, after, eachTraceBatch)
+		if err != nil {
+			return s.fail("list traces", err)
+		}
+		page, refs = page[:0], refs[:0]
+		for rows.Next() {
+			var sr summaryRow
+			if err := rows.Scan(sr.dest()...); err != nil {
+				rows.Close()
+				return s.fail("list traces", err)
+			}
+			t := sr.summary()
+			page, refs = append(page, t), append(refs, store.TraceRef{ID: t.ID, RunID: t.RunID})
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return s.fail("list traces", err)
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		after = page[len(page)-1].ID
+		j := 0
+		if err := s.eachBatch(ctx, refs, nil, func(r store.TraceRef, row store.StoredRow) error {
+			for j < len(page) && page[j].ID != r.ID {
+				j++
+			}
+			if j == len(page) {
+				return fmt.Errorf("trace %d: read out of order", r.ID)
+			}
+			row.Hash, row.Source = page[j].ContentHash, page[j].Source
+			return fn(page[j], row)
+		}); err != nil {
+			return err
+		}
+	}
 }
 
 // eachBatch walks refs in id order a batch at a time (eachTraceBatch

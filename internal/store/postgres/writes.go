@@ -135,21 +135,92 @@ func (s *DB) AppendLabels(ctx context.Context, events []triage.LabelEvent) (int,
 				i += k
 				continue
 			}
-			added, err := appendEvent(ctx, tx, &events[i])
+			// A run of people's events (labels import, a store copy's
+			// labels) is one query for their traces' hashes and one
+			// INSERT, not two round trips each.
+			k, added, err := appendPeopleEvents(ctx, tx, events[i:])
 			if err != nil {
 				return err
 			}
-			if added {
-				n++
-			}
-			i++
+			n += added
+			i += k
 		}
 		return nil
 	})
 	return n, err
 }
 
-// copyRuleBatch bounds the rule events one COPY of AppendLabels writes.
+// appendPeopleEvents stores the non-rule events that start events, up
+// to copyRuleBatch, in order (their ids ascend as they come, which
+// folding relies on: an undo retracts the latest), skipping those whose
+// external key is stored already; it sets each new event's ID and
+// returns how many it took (at least one) and how many were new.
+func appendPeopleEvents(ctx context.Context, tx pgx.Tx, events []triage.LabelEvent) (int, int, error) {
+	k := 0
+	for k < len(events) && k < copyRuleBatch && events[k].Kind != triage.KindRule {
+		k++
+	}
+	group := events[:k]
+	ids := make([]int64, k)
+	for i := range group {
+		ids[i] = group[i].TraceID
+	}
+	hashes := make(map[int64]string, k)
+	rows, err := tx.Query(ctx, `SELECT id, content_hash FROM traces WHERE id = ANY($1)`, ids)
+	if err != nil {
+		return 0, 0, mapErr(err)
+	}
+	var id int64
+	var hash string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &hash}, func() error { hashes[id] = hash; return nil }); err != nil {
+		return 0, 0, mapErr(err)
+	}
+	// The columns after trace_id, one array each: actor, kind,
+	// primary_label, secondary, note, taxonomy_version, slice, cluster,
+	// created_at, ext_key.
+	var cols [10][]string
+	for c := range cols {
+		cols[c] = make([]string, k)
+	}
+	first := make(map[string]int, k) // an ext_key's first event in group
+	for i := range group {
+		e := &group[i]
+		h, ok := hashes[e.TraceID]
+		if !ok {
+			return 0, 0, fmt.Errorf("label trace %d: %w", e.TraceID, store.ErrNotFound)
+		}
+		sec, _ := json.Marshal(nonNil(e.Secondary))
+		ext := store.ExtKey(h, e)
+		for c, v := range [10]string{e.Actor, string(e.Kind), e.Primary, string(sec), e.Note, e.TaxonomyVersion, e.Slice, e.Cluster, store.Stamp(e.CreatedAt), ext} {
+			cols[c][i] = v
+		}
+		if _, seen := first[ext]; !seen {
+			first[ext] = i
+		}
+	}
+	res, err := tx.Query(ctx, `INSERT INTO label_events (trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, slice, cluster, created_at, ext_key)
+		SELECT trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, slice, cluster, created_at, ext_key
+		FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+			WITH ORDINALITY AS u(trace_id, actor, kind, primary_label, secondary, note, taxonomy_version, slice, cluster, created_at, ext_key, ord)
+		ORDER BY ord
+		ON CONFLICT (ext_key) DO NOTHING RETURNING id, ext_key`, ids, cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], cols[6], cols[7], cols[8], cols[9])
+	if err != nil {
+		return 0, 0, fmt.Errorf("label events: %w", mapErr(err))
+	}
+	added := 0
+	var key string
+	if _, err := pgx.ForEachRow(res, []any{&id, &key}, func() error {
+		group[first[key]].ID = id
+		added++
+		return nil
+	}); err != nil {
+		return 0, 0, fmt.Errorf("label events: %w", mapErr(err))
+	}
+	return k, added, nil
+}
+
+// copyRuleBatch bounds the events one statement of AppendLabels writes:
+// rule events in a COPY, people's in an INSERT.
 const copyRuleBatch = 4096
 
 // copyRuleEvents stores the rule events that start events, up to

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/triage-dev/triage/internal/store"
@@ -59,6 +60,58 @@ func (s *DB) EachRow(ctx context.Context, refs []store.TraceRef, fn func(StoredR
 			}
 			return nil
 		})
+	})
+}
+
+// EachStored implements store.Traces: in one snapshot, a page of
+// eachTraceBatch summaries by id (an index walk, no sort), then their
+// bodies through eachBatch.
+func (s *DB) EachStored(ctx context.Context, fn func(TraceSummary, StoredRow) error) error {
+	return s.snapshot(ctx, func(db querier) error {
+		page := make([]TraceSummary, 0, eachTraceBatch)
+		refs := make([]store.TraceRef, 0, eachTraceBatch)
+		for after := int64(-1 << 63); ; {
+			rows, err := db.QueryContext(ctx, `SELECT `+summaryCols+` FROM traces WHERE id > ? ORDER BY id LIMIT ?`, after, eachTraceBatch)
+			if err != nil {
+				return mapErr(err)
+			}
+			page, refs = page[:0], refs[:0]
+			for rows.Next() {
+				t, err := scanSummary(rows)
+				if err != nil {
+					rows.Close()
+					return mapErr(err)
+				}
+				page, refs = append(page, t), append(refs, store.TraceRef{ID: t.ID, RunID: t.RunID})
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return mapErr(err)
+			}
+			if len(page) == 0 {
+				return nil
+			}
+			after = page[len(page)-1].ID
+			j := 0
+			if err := s.eachBatch(ctx, db, refs, func(rows []StoredRow) error {
+				for i := range rows {
+					for j < len(page) && page[j].ID != rows[i].ID {
+						j++
+					}
+					if j == len(page) {
+						return fmt.Errorf("trace %d: read out of order", rows[i].ID)
+					}
+					rows[i].Hash, rows[i].Source = page[j].ContentHash, page[j].Source
+					if err := fn(page[j], rows[i]); err != nil {
+						return err
+					}
+					rows[i] = StoredRow{}
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+		}
 	})
 }
 

@@ -526,20 +526,31 @@ func (im *Import) write(ctx context.Context, p *packing) error {
 			}
 		}
 	}
+	// idAt[i] is the id written for batch[i] when stored is nil (then
+	// every first of a key is ours, and ids follows ours).
+	var idAt []int64
+	if stored == nil {
+		idAt = make([]int64, len(batch))
+		for j, i := range ours {
+			idAt[i] = ids[j]
+		}
+	}
 	imported := 0
 	for i := range batch {
 		f := p.firstOf[i]
-		hash, ours := batch[f].Trace.ContentHash, true
+		hash, ours, id := batch[f].Trace.ContentHash, true, int64(0)
 		if stored != nil {
 			st := stored[keyOf(batch[i].Trace)]
-			hash, ours = st.hash, st.ours
+			hash, ours, id = st.hash, st.ours, st.id
+		} else {
+			id = idAt[f]
 		}
 		switch {
 		case f == i && ours:
-			batch[i].Result = Imported
+			batch[i].Result, batch[i].ID = Imported, id
 			imported++
 		case hash == batch[i].Trace.ContentHash:
-			batch[i].Result = Duplicate
+			batch[i].Result, batch[i].ID = Duplicate, id
 		default:
 			batch[i].Result = Conflict
 		}
