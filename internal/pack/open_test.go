@@ -176,3 +176,28 @@ func TestHashHoldsADirectoryNotThePack(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, sum)
 }
+
+// BenchmarkLoadTaskThousandGlobs reads one task of 1,000 allowlist globs,
+// what a rules run does for every task its rows name (issue 27).
+func BenchmarkLoadTaskThousandGlobs(b *testing.B) {
+	root := b.TempDir()
+	var sb strings.Builder
+	sb.WriteString(`{"hidden_tests": ["tests/test_h.py"], "sentinels": ["CANARY-1"], "allowlist": ["src/**"`)
+	for g := 1; g < 1000; g++ {
+		fmt.Fprintf(&sb, `, "m1/d%d/*.py"`, g)
+	}
+	sb.WriteString("]}\n")
+	dir := filepath.Join(root, "tasks", "T001")
+	require.NoError(b, os.MkdirAll(filepath.Join(dir, "tests"), 0o755))
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "prompt.md"), []byte("fix it\n"), 0o644))
+	require.NoError(b, os.WriteFile(filepath.Join(dir, "tests", "test_h.py"), []byte("def test_h(): pass\n"), 0o644))
+	require.NoError(b, os.WriteFile(filepath.Join(dir, TaskFile), []byte(sb.String()), 0o644))
+	fsys := os.DirFS(root)
+	b.ReportAllocs()
+	for b.Loop() {
+		t, probs := loadTask(fsys, "tasks/T001", "T001")
+		if len(t.Allowlist) != 1000 || len(probs) != 0 {
+			b.Fatalf("%d globs, %v", len(t.Allowlist), probs)
+		}
+	}
+}
