@@ -66,9 +66,9 @@ var defaultAskTools = []string{"ask_user"}
 // Compiled is a taxonomy and a task prepared for classifying many traces:
 // globs validated, the spec matcher built, sentinels collected. It is safe
 // for concurrent use and immutable but for its allowlist globs, each
-// compiled once when a path first needs it (allowGlob). Its taxonomy-level part is shared
-// with every other Compiled of the same Base, so a Compiled per task costs
-// only what that task's pack entry needs.
+// compiled once when a path first needs it (allowGlob). Its taxonomy-level
+// part is shared with every other Compiled of the same Base, so a Compiled
+// per task costs only what that task's pack entry needs.
 type Compiled struct {
 	*taxState
 	base      *Base // compiles and shares the allowlist's globs
@@ -217,9 +217,10 @@ func (b *Base) Taxonomy() *triage.Taxonomy { return b.ts.tax }
 // ForTask returns b prepared for one task (nil: the trace's task is not in
 // the pack, so rules that need it cannot be evaluated). A nil task costs
 // nothing: every such trace shares one Compiled. A task's spec and
-// sentinels are prepared on each call and its allowlist globs shared by
-// pattern; keep the result in a bounded cache, not one per task of the
-// store. Weight says how much it holds.
+// sentinels are prepared on each call; its allowlist globs are validated,
+// and compiled (shared by pattern) only when a path needs them. Keep the
+// result in a bounded cache, not one per task of the store. Weight says
+// how much it can come to hold, every glob compiled.
 func (b *Base) ForTask(task *triage.Task) *Compiled {
 	if task == nil {
 		return b.noTask
