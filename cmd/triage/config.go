@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/triage-dev/triage/internal/pack"
@@ -39,6 +40,30 @@ func (a *app) taxonomy() (*triage.Taxonomy, error) {
 	}
 	t.Version = rules.Version(t)
 	return t, nil
+}
+
+// hashCacheEnv moves the records of full pack reads that let a load skip
+// re-reading an unchanged pack (pack.CachedHash); "off" keeps none, so
+// every load reads every file.
+const hashCacheEnv = "TRIAGE_CACHE_DIR"
+
+var hashCacheOnce sync.Once
+
+// useHashCache points pack.CachedHash at $TRIAGE_CACHE_DIR, or at
+// triage/packs under the user's cache directory, once a process.
+func useHashCache() {
+	hashCacheOnce.Do(func() {
+		dir := os.Getenv(hashCacheEnv)
+		switch dir {
+		case "off":
+			dir = ""
+		case "":
+			if base, err := os.UserCacheDir(); err == nil {
+				dir = filepath.Join(base, "triage", "packs")
+			}
+		}
+		pack.SetCacheDir(dir)
+	})
 }
 
 // packs loads each run's task pack once, from the directory its controls

@@ -56,7 +56,7 @@ func (a *app) storeRedactor(ctx context.Context, db store.Store, redact bool) (*
 		if p == nil {
 			continue
 		}
-		if err := frozenPack(r, p); err != nil {
+		if err := frozenPack(r, p, "its sentinels may not be the ones its traces were run with, so they cannot be trusted to mask them"); err != nil {
 			return refuse(fmt.Errorf("--redact: %w", err))
 		}
 		if err := p.Each(func(t *triage.Task) error {
@@ -75,7 +75,7 @@ func (a *app) storeRedactor(ctx context.Context, db store.Store, redact bool) (*
 // froze. The store keeps the pack's hash, not each file's, so the files
 // named are those modified since card init; a file removed cannot be
 // named, and the message says so.
-func frozenPack(c triage.Controls, p *triage.Pack) error {
+func frozenPack(c triage.Controls, p *triage.Pack, why string) error {
 	if c.DatasetSHA256 == "" || p.SHA256 == c.DatasetSHA256 {
 		return nil
 	}
@@ -88,8 +88,8 @@ func frozenPack(c triage.Controls, p *triage.Pack) error {
 	if len(changed) > 0 {
 		what = "modified since then: " + strings.Join(changed, ", ") + " (files removed since cannot be named)"
 	}
-	return fmt.Errorf("run %s: task pack %s hashes to %s, not to the dataset_sha256 %s frozen by card init on %s: its sentinels may not be the ones its traces were run with, so they cannot be trusted to mask them; %s",
-		c.RunID, dir, short(p.SHA256), short(c.DatasetSHA256), c.CreatedAt.UTC().Format(time.RFC3339), what)
+	return fmt.Errorf("run %s: task pack %s hashes to %s, not to the dataset_sha256 %s frozen by card init on %s: %s; %s",
+		c.RunID, dir, short(p.SHA256), short(c.DatasetSHA256), c.CreatedAt.UTC().Format(time.RFC3339), why, what)
 }
 
 // changedSince lists the pack's files ("tasks/…", as the dataset hash

@@ -122,6 +122,7 @@ func decodeWholeRow(row []byte, run string) (*triage.Trace, error) {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTerminal: isTerminal}
+	useHashCache()
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	root.SetIn(stdin)

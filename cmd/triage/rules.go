@@ -76,7 +76,17 @@ type runRules struct {
 
 // loadPack loads the run's pack once; two batches may be labelled at once.
 func (rr *runRules) loadPack(p *packs) error {
-	rr.once.Do(func() { rr.pack, rr.err = p.load(rr.controls); rr.loaded = true })
+	rr.once.Do(func() {
+		rr.pack, rr.err = p.load(rr.controls)
+		if rr.err == nil && rr.pack != nil {
+			// Labels are for the pack card init froze: its allowlists,
+			// specs and sentinels decide them. pack.Open's hash reads
+			// the files only when their stats changed since the last
+			// full read (pack.CachedHash).
+			rr.err = frozenPack(rr.controls, rr.pack, "its allowlists, specs and sentinels may not be the ones the run was frozen with, so the rules cannot label by them (restore the pack, or freeze a new run with card init)")
+		}
+		rr.loaded = true
+	})
 	return rr.err
 }
 

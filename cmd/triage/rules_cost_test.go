@@ -75,6 +75,22 @@ func TestRulesCostPerRowNotPerTask(t *testing.T) {
 	pk := &triage.Pack{Tasks: map[string]*triage.Task{"T0": {ID: "T0", Allowlist: []string{"src/**"}}}}
 	withPack := allocsPerRow(t, d, rows, pk)
 	require.Less(t, withPack, same*1.25+2, "allocations a row with a pack naming one task: %.1f", withPack)
+
+	// A pack entry for every row's task, 1,000 allowlist globs each (the
+	// shape of a large benchmark): a task costs a few allocations, not a
+	// compile per glob. Compiling every glob in ForTask cost about 3,000
+	// allocations a row here, and 10,000 such tasks did not finish in
+	// minutes (issue 27).
+	big := &triage.Pack{Tasks: map[string]*triage.Task{}}
+	for i := range 256 {
+		task := &triage.Task{ID: "T" + strconv.Itoa(i), Allowlist: []string{"src/**"}}
+		for g := 1; g < 1000; g++ {
+			task.Allowlist = append(task.Allowlist, "m"+strconv.Itoa(i)+"/d"+strconv.Itoa(g)+"/*.py")
+		}
+		big.Tasks[task.ID] = task
+	}
+	withBig := allocsPerRow(t, d, rows, big)
+	require.Less(t, withBig, same*1.25+10, "allocations a row, a task of 1,000 globs a row: %.1f (no pack %.1f)", withBig, same)
 }
 
 // A task with a pack entry is compiled once for all the batches of a

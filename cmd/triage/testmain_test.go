@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/triage-dev/triage/internal/pgtest"
@@ -27,6 +28,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_CONFIG_HOME", dir)
+	// Nor may the records of pack hashes land in the user's cache.
+	os.Setenv(hashCacheEnv, filepath.Join(dir, "packs"))
 	os.Unsetenv("TRIAGE_CONFIG")
 	code := m.Run()
 	os.RemoveAll(dir)

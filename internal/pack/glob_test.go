@@ -113,3 +113,54 @@ func emptyTail(pattern string) bool {
 	return strings.HasSuffix(pattern, "*") || strings.HasSuffix(pattern, "}") || strings.HasSuffix(pattern, "**/") ||
 		strings.HasSuffix(pattern, ",") || strings.Contains(pattern, "**/")
 }
+
+// The literal prefix only ever rules out names the automaton refuses too:
+// over random patterns and names (slashes, stars, braces, escapes, a
+// non-ASCII and an invalid byte), a name CouldMatch turns away never
+// matches, and Match, which checks the prefix first, says what the
+// automaton alone says.
+func TestLiteralPrefixRulesOutOnlyNonMatches(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(27, 5))
+	pieces := []string{"a", "b", "/", "*", "**", "?", "{", "}", ",", "[ab]", `\*`, "/**", "é", "\xff", "{a/,b}"}
+	names := []string{"a", "b", "/", "*", "é", "\xfe", "\xff"}
+	ruledOut := 0
+	for range 20000 {
+		var p strings.Builder
+		for range 1 + r.IntN(6) {
+			p.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		pat := p.String()
+		g, err := CompileGlob(pat)
+		if err != nil {
+			require.False(t, ValidGlob(pat), pat)
+			continue
+		}
+		require.True(t, ValidGlob(pat), pat)
+		prefix := LiteralPrefix(pat)
+		require.True(t, strings.HasPrefix(pat, prefix))
+		for range 8 {
+			var n strings.Builder
+			if r.IntN(2) == 0 {
+				n.WriteString(prefix)
+			}
+			for range r.IntN(5) {
+				n.WriteString(names[r.IntN(len(names))])
+			}
+			name := n.String()
+			if !CouldMatch(prefix, name) {
+				ruledOut++
+				require.False(t, g.run(name), "%q matches %q, which its prefix %q rules out", pat, name, prefix)
+			}
+			require.Equal(t, g.run(name), g.Match(name), "%q against %q", pat, name)
+		}
+	}
+	require.Greater(t, ruledOut, 1000, "the prefix rules out some names")
+	require.Equal(t, "m5/d37/", LiteralPrefix("m5/d37/*.py"))
+	require.Equal(t, "src/", LiteralPrefix("src/**"))
+	require.Equal(t, "tests/test_client.py", LiteralPrefix("tests/test_client.py"))
+	require.True(t, CouldMatch("src/", "src"), `"src/**" matches the directory "src"`)
+	g, err := CompileGlob("src/**")
+	require.NoError(t, err)
+	require.True(t, g.Match("src"))
+}

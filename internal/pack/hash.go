@@ -11,8 +11,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // TasksDir is the conventional name of a pack's directory of tasks. The
@@ -41,15 +42,8 @@ const TasksDir = "tasks"
 // escapes them. An empty pack hashes as the pipeline does: xargs runs
 // sha256sum once on empty standard input.
 func Hash(dir string) (string, error) {
-	r, tasks, err := openDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("pack hash: %w", err)
-	}
-	defer r.Close()
-	// The files are read through the Root itself, not its fs.FS: io/fs
-	// refuses a name that is not UTF-8 ("invalid argument"), and the
-	// seed's shell pipeline hashes such names like any other (issue 17).
-	return hashTasks(rootTree(r), tasks)
+	// The read is recorded for CachedHash.
+	return fullHash(dir)
 }
 
 // HashFS is Hash over a file system, for packs that are not on disk (the
@@ -65,30 +59,49 @@ func HashFS(fsys fs.FS, root string) (string, error) {
 
 // hashTasks hashes the resolved tasks directory of t.
 func hashTasks(t tree, tasks string) (string, error) {
-	files, err := listFiles(t, tasks)
-	if err != nil {
-		return "", fmt.Errorf("pack hash: %w", err)
-	}
+	sum, _, err := hashWalk(t, tasks, nil)
+	return sum, err
+}
+
+// hashWalk hashes the tasks directory of t as it walks it, in the order
+// the pipeline sorts the names, holding one directory's entries a level
+// and never the list of every file (a list of the 300k files of a 100k-task
+// pack was most of card init's 143 MiB, issue 27). With st, each file's
+// stat (taken before it is read) goes into st too. It returns the hash and
+// the number of files.
+func hashWalk(t tree, tasks string, st *statPrint) (string, int, error) {
 	outer := sha256.New()
-	if len(files) == 0 {
+	inner := sha256.New()
+	buf := make([]byte, 64<<10)
+	line := make([]byte, 0, 256)
+	n := 0
+	err := walkSorted(t, tasks, func(f packFile, e *walkEntry) error {
+		if st != nil {
+			info, err := e.de.Info()
+			if err != nil {
+				return err
+			}
+			st.add(f.name, info)
+		}
+		sum, err := hashFile(t.open, f.fsPath, inner, buf)
+		if err != nil {
+			return err
+		}
+		line = appendSumLine(line[:0], sum, f.name)
+		outer.Write(line)
+		n++
+		return nil
+	})
+	if err != nil {
+		return "", 0, fmt.Errorf("pack hash: %w", err)
+	}
+	if n == 0 {
 		// xargs runs sha256sum once with no argument; it reads the empty
 		// standard input and prints the digest of nothing, named "-".
 		sum := sha256.Sum256(nil)
 		fmt.Fprintf(outer, "%x  -\n", sum)
-		return hex.EncodeToString(outer.Sum(nil)), nil
 	}
-	inner := sha256.New()
-	buf := make([]byte, 64<<10)
-	line := make([]byte, 0, 256)
-	for _, f := range files {
-		sum, err := hashFile(t.open, f.fsPath, inner, buf)
-		if err != nil {
-			return "", fmt.Errorf("pack hash: %w", err)
-		}
-		line = appendSumLine(line[:0], sum, f.name)
-		outer.Write(line)
-	}
-	return hex.EncodeToString(outer.Sum(nil)), nil
+	return hex.EncodeToString(outer.Sum(nil)), n, nil
 }
 
 // packFile is a regular file of the pack: its path in the file system and
@@ -126,35 +139,78 @@ func rootTree(r *os.Root) tree {
 	}
 }
 
-// listFiles walks the tasks directory and returns its regular files in C
-// locale order (byte order of the whole name, as LC_ALL=C sort does).
-// Like find, it does not follow symbolic links.
-func listFiles(t tree, tasks string) ([]packFile, error) {
-	var files []packFile
+// walkEntry is a directory entry the walk keeps while it is inside that
+// directory: key is the name, with a "/" after a directory's, so that
+// sorting the keys of one directory sorts the whole paths under it as
+// LC_ALL=C sort does ("a.txt" < "a/b" because '.' < '/'; a name holds no
+// "/", so no other key can tie or interleave). de is kept for a regular
+// file's stat only.
+type walkEntry struct {
+	key string
+	de  fs.DirEntry
+}
+
+func (e *walkEntry) dir() bool { return strings.HasSuffix(e.key, "/") }
+
+// walkHeld counts the entries walkSorted holds at once and the most it
+// has held, for the test that holds the hash's memory to a directory's
+// entries and the depth, not the pack's files.
+var walkHeld struct {
+	sync.Mutex
+	on        bool
+	now, peak int
+}
+
+func noteHeld(d int) {
+	walkHeld.Lock()
+	if walkHeld.on {
+		walkHeld.now += d
+		walkHeld.peak = max(walkHeld.peak, walkHeld.now)
+	}
+	walkHeld.Unlock()
+}
+
+// walkSorted calls fn with every regular file under tasks, in C locale
+// order of the whole name (byte order, as LC_ALL=C sort does). Like find,
+// it does not follow symbolic links. It holds the entries of the
+// directories from tasks down to the one it is in, nothing else.
+func walkSorted(t tree, tasks string, fn func(f packFile, e *walkEntry) error) error {
 	var walk func(dir, rel string) error
 	walk = func(dir, rel string) error {
-		entries, err := t.readDir(dir)
+		des, err := t.readDir(dir)
 		if err != nil {
 			return err
 		}
-		for _, e := range entries {
-			p, r := path.Join(dir, e.Name()), rel+"/"+e.Name()
+		entries := make([]walkEntry, 0, len(des))
+		for _, de := range des {
 			switch {
-			case e.IsDir():
-				if err := walk(p, r); err != nil {
+			case de.IsDir():
+				entries = append(entries, walkEntry{key: de.Name() + "/"})
+			case de.Type().IsRegular():
+				entries = append(entries, walkEntry{key: de.Name(), de: de})
+			}
+		}
+		des = nil
+		noteHeld(len(entries))
+		defer noteHeld(-len(entries))
+		slices.SortFunc(entries, func(a, b walkEntry) int { return strings.Compare(a.key, b.key) })
+		for i := range entries {
+			e := &entries[i]
+			if e.dir() {
+				name := e.key[:len(e.key)-1]
+				if err := walk(path.Join(dir, name), rel+"/"+name); err != nil {
 					return err
 				}
-			case e.Type().IsRegular():
-				files = append(files, packFile{fsPath: p, name: TasksDir + r})
+				continue
 			}
+			if err := fn(packFile{fsPath: path.Join(dir, e.key), name: TasksDir + rel + "/" + e.key}, e); err != nil {
+				return err
+			}
+			e.de = nil
 		}
 		return nil
 	}
-	if err := walk(tasks, ""); err != nil {
-		return nil, err
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
-	return files, nil
+	return walk(tasks, "")
 }
 
 // hashFile streams one file through h and returns its digest.

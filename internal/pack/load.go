@@ -38,7 +38,7 @@ const maxFileBytes = 8 << 20
 // returned reads a task again when it is asked for (see Open). The error
 // is for a pack that cannot be read at all.
 func Load(dir string) (*triage.Pack, []Problem, error) {
-	p, src, err := open(dir)
+	p, src, err := open(dir, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,18 +57,26 @@ func Load(dir string) (*triage.Pack, []Problem, error) {
 // read from disk when the rules first ask for it and kept in a cache
 // bounded by weight. It is what labelling uses, where a pack of 100k tasks
 // with 1,000 allowlist globs each must cost memory by the batch, not by
-// the pack (issue 27).
+// the pack (issue 27). Its hash is CachedHash's: the pack is read whole
+// only when its files' stats are not those of its last full read.
 func Open(dir string) (*triage.Pack, error) {
-	p, _, err := open(dir)
+	p, _, err := open(dir, true)
 	return p, err
 }
 
-func open(dir string) (*triage.Pack, *dirSource, error) {
+// open opens the pack at dir; with cached, its hash is CachedHash's, else
+// every file is read (Hash).
+func open(dir string, cached bool) (*triage.Pack, *dirSource, error) {
 	r, tasks, err := openDir(dir)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load pack: %w", err)
 	}
-	sum, err := hashTasks(rootTree(r), tasks)
+	var sum string
+	if cached {
+		sum, _, err = CachedHash(dir)
+	} else {
+		sum, err = fullHash(dir)
+	}
 	if err != nil {
 		r.Close()
 		return nil, nil, err

@@ -34,4 +34,8 @@ func TestTaskJSONBadInputMessages(t *testing.T) {
 		})
 	}
 	require.Empty(t, duplicateKeys([]byte(`{"a": {"b": 1, "b": 2}, "c": 1}`)), "only top-level keys are task.json's")
+	// The scan skips values whole: brackets and quotes inside strings,
+	// escaped keys, numbers, literals and nesting.
+	require.Equal(t, []dupKey{{key: "a", first: 1, again: 4}, {key: "b}", first: 2, again: 5}},
+		duplicateKeys([]byte("{\"a\": [\"]}\\\"{\", {\"a\": [1, {}]}],\n \"b}\": -1.5e3, \"n\": null,\n \"x\": {\"a\": true},\n \"\\u0061\": false,\n \"b}\": \"\"}")))
 }

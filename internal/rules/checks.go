@@ -130,11 +130,22 @@ func (r *run) scopeSlip() {
 	}
 	for _, f := range r.diffFiles() {
 		for _, p := range f.Paths() {
-			if !matchAny(r.c.allow, p) {
+			if !r.c.allowed(p) {
 				r.fire(rScopeSlip, triage.Evidence{Message: string(f.Status) + " " + p + " is outside the task's allowlist", ToolCall: -1, File: clip(p), Ident: clip(p)})
 			}
 		}
 	}
+}
+
+// allowed reports whether some glob of the task's allowlist matches p.
+func (c *Compiled) allowed(p string) bool {
+	p = strings.TrimPrefix(p, "./")
+	for i := range c.allow {
+		if c.allow[i].match(c.base, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func matchAny(globs []*pack.Glob, p string) bool {

@@ -3,6 +3,7 @@ package rules
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/triage-dev/triage/internal/pack"
 	"github.com/triage-dev/triage/internal/triage"
@@ -63,14 +64,16 @@ func RuleOrder() []string {
 var defaultAskTools = []string{"ask_user"}
 
 // Compiled is a taxonomy and a task prepared for classifying many traces:
-// globs validated, the spec matcher built, sentinels collected. It is
-// immutable and safe for concurrent use. Its taxonomy-level part is shared
-// with every other Compiled of the same Base, so a Compiled per task costs
-// only what that task's pack entry needs.
+// globs validated, the spec matcher built, sentinels collected. It is safe
+// for concurrent use and immutable but for its allowlist globs, each
+// compiled once when a path first needs it (allowGlob). Its taxonomy-level
+// part is shared with every other Compiled of the same Base, so a Compiled
+// per task costs only what that task's pack entry needs.
 type Compiled struct {
 	*taxState
+	base      *Base // compiles and shares the allowlist's globs
 	task      *triage.Task
-	allow     []*pack.Glob
+	allow     []allowGlob
 	badAllow  []string
 	askTools  []string
 	sentinels []string
@@ -106,11 +109,45 @@ type Base struct {
 	// a pattern is compiled for its task alone.
 	globMu sync.Mutex
 	globs  map[string]sharedGlob
+	// globCompiles counts allowlist globs compiled, for the tests that
+	// hold compile work to what the traces' paths need.
+	globCompiles atomic.Int64
 }
 
 type sharedGlob struct {
 	g   *pack.Glob
 	err error
+}
+
+// allowGlob is one valid allowlist glob of a task, compiled the first
+// time a path has its literal prefix. A task of 1,000 globs is mostly
+// globs no path of its traces comes near ("m5/d37/*.py"): compiling them
+// all in ForTask made 10,000 such tasks ten million compiles, which did
+// not finish in minutes (issue 27); now ForTask only validates them, and
+// what is compiled is what the traces' paths need.
+type allowGlob struct {
+	pattern string
+	prefix  string // pack.LiteralPrefix(pattern)
+	g       atomic.Pointer[pack.Glob]
+}
+
+// match reports whether the glob matches p, compiling it (once, shared by
+// pattern through b) when p has its prefix.
+func (a *allowGlob) match(b *Base, p string) bool {
+	if !pack.CouldMatch(a.prefix, p) {
+		return false
+	}
+	g := a.g.Load()
+	if g == nil {
+		var err error
+		if g, err = b.glob(a.pattern); err != nil {
+			// ForTask validated it, and CompileGlob accepts what
+			// ValidGlob does (TestLiteralPrefixRulesOutOnlyNonMatches).
+			return false
+		}
+		a.g.Store(g)
+	}
+	return g.Match(p)
 }
 
 // maxSharedGlobs bounds Base.globs (about 10 MB of compiled globs).
@@ -125,6 +162,7 @@ func (b *Base) glob(pattern string) (*pack.Glob, error) {
 		return sg.g, sg.err
 	}
 	g, err := pack.CompileGlob(pattern)
+	b.globCompiles.Add(1)
 	b.globMu.Lock()
 	defer b.globMu.Unlock()
 	if b.globs == nil {
@@ -179,20 +217,23 @@ func (b *Base) Taxonomy() *triage.Taxonomy { return b.ts.tax }
 // ForTask returns b prepared for one task (nil: the trace's task is not in
 // the pack, so rules that need it cannot be evaluated). A nil task costs
 // nothing: every such trace shares one Compiled. A task's spec and
-// sentinels are prepared on each call and its allowlist globs shared by
-// pattern; keep the result in a bounded cache, not one per task of the
-// store. Weight says how much it holds.
+// sentinels are prepared on each call; its allowlist globs are validated,
+// and compiled (shared by pattern) only when a path needs them. Keep the
+// result in a bounded cache, not one per task of the store. Weight says
+// how much it can come to hold, every glob compiled.
 func (b *Base) ForTask(task *triage.Task) *Compiled {
 	if task == nil {
 		return b.noTask
 	}
-	c := &Compiled{taxState: b.ts, task: task, askTools: defaultAskTools}
+	c := &Compiled{taxState: b.ts, base: b, task: task, askTools: defaultAskTools}
+	c.allow = make([]allowGlob, 0, len(task.Allowlist))
 	for _, g := range task.Allowlist {
 		g = strings.TrimPrefix(g, "./")
 		// Globs match in linear time, whatever the pattern: the
-		// backtracking matcher once took 46 s on three traces.
-		if cg, err := b.glob(g); g != "" && err == nil {
-			c.allow = append(c.allow, cg)
+		// backtracking matcher once took 46 s on three traces. They are
+		// compiled when a path first needs them (allowGlob).
+		if g != "" && pack.ValidGlob(g) {
+			c.allow = append(c.allow, allowGlob{pattern: g, prefix: pack.LiteralPrefix(g)})
 		} else {
 			c.badAllow = append(c.badAllow, g)
 		}

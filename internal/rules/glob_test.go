@@ -1,12 +1,14 @@
 package rules
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/triage-dev/triage/internal/pack"
 	"github.com/triage-dev/triage/internal/triage"
 )
 
@@ -68,6 +70,55 @@ func TestForTaskSharesGlobsByPattern(t *testing.T) {
 	base := CompileTaxonomy(&triage.Taxonomy{Version: "t"})
 	a := base.ForTask(&triage.Task{ID: "a", Allowlist: []string{"src/**", "x/*.py"}})
 	b := base.ForTask(&triage.Task{ID: "b", Allowlist: []string{"./src/**"}})
-	require.Same(t, a.allow[0], b.allow[0])
+	require.True(t, a.allowed("src/x.py"))
+	require.True(t, b.allowed("src/y.py"))
+	require.Same(t, a.allow[0].g.Load(), b.allow[0].g.Load())
 	require.Equal(t, 3, a.Weight())
+}
+
+// A task's allowlist is compiled by what its traces' paths need, not by
+// its length: ForTask compiles none of a task's 1,000 globs, a trace
+// compiles only the globs whose literal prefix its paths have, once, and
+// more traces of the task compile nothing more. Compiling every glob in
+// ForTask made a pack of 10,000 such tasks ten million compiles (issue
+// 27). The verdicts are those of globs compiled up front.
+func TestAllowlistCompilesWhatThePathsNeed(t *testing.T) {
+	t.Parallel()
+	base := compileTaxonomy(DefaultTaxonomy())
+	task := &triage.Task{ID: "T7", Allowlist: []string{"src/**"}}
+	for g := 1; g < 1000; g++ {
+		task.Allowlist = append(task.Allowlist, "m7/d"+strconv.Itoa(g)+"/*.py")
+	}
+	c := base.ForTask(task)
+	require.Zero(t, base.globCompiles.Load(), "ForTask compiles no glob")
+	require.Len(t, c.allow, 1000)
+	exit := 0
+	classify := func(names ...string) []string {
+		var diff strings.Builder
+		for _, n := range names {
+			diff.WriteString("diff --git a/" + n + " b/" + n + "\n--- a/" + n + "\n+++ b/" + n + "\n@@ -1 +1 @@\n-x\n+y\n")
+		}
+		d := diff.String()
+		return c.Classify(Budgets{}, &triage.Trace{TaskID: "T7", ExitCode: &exit, Diff: &d}).Fired
+	}
+	fired := classify("src/a.py", "m7/d5/x.py", "m7/d50/x.txt", "tests/t.py")
+	// "m7/d5/x.py" has the prefixes of d5 only; "m7/d50/x.txt" of d50;
+	// "src/a.py" of src/**; "tests/t.py" of none.
+	require.Equal(t, int64(3), base.globCompiles.Load(), "compiles for four paths")
+	require.Contains(t, fired, triage.ScopeSlip, "m7/d50/x.txt and tests/t.py are outside")
+	for range 100 {
+		classify("src/a.py", "m7/d5/x.py", "m7/d50/x.txt", "tests/t.py")
+	}
+	require.Equal(t, int64(3), base.globCompiles.Load(), "the task's later traces compile nothing")
+
+	// The same verdicts as globs compiled up front.
+	for _, name := range []string{"src/a.py", "src", "m7/d5/x.py", "m7/d5/x.txt", "m7/d999/y.py", "m7/d1000/y.py", "m7/d5/sub/x.py", "tests/t.py"} {
+		want := false
+		for _, p := range task.Allowlist {
+			g, err := pack.CompileGlob(p)
+			require.NoError(t, err)
+			want = want || g.Match(name)
+		}
+		require.Equal(t, want, c.allowed(name), name)
+	}
 }
