@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/triage-dev/triage/internal/signature"
 	"github.com/triage-dev/triage/internal/store"
@@ -38,11 +37,9 @@ type spillConf struct {
 	limit int
 }
 
-// sigStat is what clusterStream keeps of one distinct signature.
-type sigStat struct {
-	n, base int    // traces of the runs asked for, of the baseline
-	minKey  string // the smallest member key of the runs asked for
-}
+// sigStat is what clusterStream keeps of one distinct signature: how
+// many traces of the runs asked for, and of the baseline, have it.
+type sigStat struct{ n, base int32 }
 
 // streamBucket is one block of the output, in order: a view (a cluster
 // as printed, with members of the runs asked for), or the unclustered
@@ -53,6 +50,7 @@ type streamBucket struct {
 	rep          string // its representative's key
 	size         int
 	baselineSize int
+	most         int32 // a view's most common signature's traces
 	classes      map[string]int
 	repos, tools map[string]int
 }
@@ -182,15 +180,10 @@ func (a *app) streamClusters(ctx context.Context, db store.Store, runs []string,
 				if t.sig >= len(sigs) {
 					sigs = append(sigs, make([]sigStat, t.sig+1-len(sigs))...)
 				}
-				st := &sigs[t.sig]
-				switch {
-				case t.baseline:
-					st.base++
-				case st.n == 0 || t.key < st.minKey:
-					st.minKey = strings.Clone(t.key)
-					st.n++
-				default:
-					st.n++
+				if t.baseline {
+					sigs[t.sig].base++
+				} else {
+					sigs[t.sig].n++
 				}
 			}
 			w.reset()
@@ -240,8 +233,11 @@ func (a *app) streamClusters(ctx context.Context, db store.Store, runs []string,
 	}
 	chunk, refs = nil, nil
 
-	// The views, from the counts alone: sizes, order, baseline sizes and
-	// representatives, as clusterSet.views finds them from the members.
+	// The views, from the counts alone: sizes, order and baseline sizes
+	// as clusterSet.views finds them from the members, and which
+	// signatures the representative may have: the most common among the
+	// members (the representative is the smallest key of those, the
+	// first of the most common signature, ties to the smaller first key).
 	groups, of := cs.c.Cluster()
 	sigs = append(sigs, make([]sigStat, cs.c.Len()-len(sigs))...)
 	viewOf := make([]int, len(groups)) // group → bucket, -1 for none
@@ -250,19 +246,14 @@ func (a *app) streamClusters(ctx context.Context, db store.Store, runs []string,
 		b := streamBucket{sig: -1}
 		for _, s := range gr.Sigs {
 			st := &sigs[s]
-			b.size += st.n
-			b.baselineSize += st.base
-			// The most common signature among the members, ties to the
-			// smaller first key: the representative is its first.
-			if st.n > 0 && (b.sig < 0 || st.n > sigs[b.sig].n || st.n == sigs[b.sig].n && st.minKey < sigs[b.sig].minKey) {
-				b.sig = s
-			}
+			b.size += int(st.n)
+			b.baselineSize += int(st.base)
+			b.most = max(b.most, st.n)
 		}
 		if b.size == 0 {
 			cs.gone++
 			continue
 		}
-		b.rep = sigs[b.sig].minKey
 		viewOf[g] = len(cs.buckets)
 		cs.buckets = append(cs.buckets, b)
 	}
@@ -323,6 +314,8 @@ func (a *app) streamClusters(ctx context.Context, db store.Store, runs []string,
 		b := &cs.buckets[bi]
 		if bi >= cs.views {
 			b.size++
+		} else if sigs[sig].n == b.most && (b.sig < 0 || bytes.Compare(key, []byte(b.rep)) < 0) {
+			b.sig, b.rep = sig, string(key)
 		}
 		cs.total++
 		b.classes[string(orUnlabelled(primary))]++

@@ -20,7 +20,7 @@ import (
 // spillLimit is how many bytes of records a spill holds in memory before
 // it writes a run: small next to the 128 MiB the resident set is to stay
 // under, large enough that a 100k-row store never touches the disk.
-const spillLimit = 8 << 20
+const spillLimit = 4 << 20
 
 // spill is a sequence of byte records, read back sorted by cmp (in the
 // order they were added when cmp is nil). Close removes its file.
