@@ -276,25 +276,34 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 	// failing trace's ref beside cs.traces doubled what a trace costs
 	// while the signatures were computed (issue 27).
 	refs := make([]store.TraceRef, 0, min(len(cs.traces), signatureChunk))
+	var got []signature.Signature
 	for lo := 0; lo < len(cs.traces); lo += signatureChunk {
 		a.heap.check()
 		refs = refs[:0]
 		for _, t := range cs.traces[lo:min(lo+signatureChunk, len(cs.traces))] {
 			refs = append(refs, store.TraceRef{ID: t.id, RunID: t.run})
 		}
+		got = slices.Grow(got[:0], len(refs))[:len(refs)]
 		cut, err := signatures(ctx, db, refs, true, func(i int, r *sigResult) {
 			t := &cs.traces[lo+i]
 			t.tool = cs.str(r.tool)
 			t.tools = cs.toolSet(r.tools)
-			if why := r.sig.Unclusterable(); why != "" {
-				t.reason = why
-				return
-			}
-			t.sig = cs.c.Add(r.sig)
+			got[i] = r.sig
 		})
 		cs.cut += cut
 		if err != nil {
 			return nil, err
+		}
+		// Added in id order, not as the workers finish: a distinct
+		// signature keeps the first trace's steps, which must not
+		// change from one run to the next.
+		for i := range got {
+			t := &cs.traces[lo+i]
+			if why := got[i].Unclusterable(); why != "" {
+				t.reason = why
+				continue
+			}
+			t.sig = cs.c.Add(got[i])
 		}
 	}
 	cs.groups, cs.of = cs.c.Cluster()

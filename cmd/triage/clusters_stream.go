@@ -35,6 +35,9 @@ import (
 type spillConf struct {
 	dir   string
 	limit int
+	// chunk is how many traces go to the store's EachTrace at once
+	// (signatureChunk when 0).
+	chunk int
 }
 
 // sigStat is what clusterStream keeps of one distinct signature: how
@@ -142,22 +145,23 @@ func (a *app) streamClusters(ctx context.Context, db store.Store, runs []string,
 	reasons := map[string]int{} // reason → its number in read's records, 1 on
 	var reasonOf []string
 	var reasonN []int // traces of the runs asked for with each reason, by number-1
-	chunk := make([]failing, 0, min(byIDs.Len(), signatureChunk))
+	chunkSize := signatureChunk
+	if conf.chunk > 0 {
+		chunkSize = conf.chunk
+	}
+	chunk := make([]failing, 0, min(byIDs.Len(), chunkSize))
 	refs := make([]store.TraceRef, 0, cap(chunk))
+	var got []signature.Signature
 	flush := func() error {
 		a.heap.check()
 		refs = refs[:0]
 		for i := range chunk {
 			refs = append(refs, store.TraceRef{ID: chunk[i].id, RunID: chunk[i].run})
 		}
+		got = slices.Grow(got[:0], len(chunk))[:len(chunk)]
 		cut, err := signatures(ctx, db, refs, false, func(i int, r *sigResult) {
-			t := &chunk[i]
-			t.tool = r.tool
-			if why := r.sig.Unclusterable(); why != "" {
-				t.reason = why
-				return
-			}
-			t.sig = cs.c.Add(r.sig)
+			chunk[i].tool = r.tool
+			got[i] = r.sig
 		})
 		cs.cut += cut
 		if err != nil {
@@ -165,6 +169,12 @@ func (a *app) streamClusters(ctx context.Context, db store.Store, runs []string,
 		}
 		for i := range chunk {
 			t := &chunk[i]
+			// In id order, as clusterRuns adds them.
+			if why := got[i].Unclusterable(); why != "" {
+				t.reason = why
+			} else {
+				t.sig = cs.c.Add(got[i])
+			}
 			reason := 0
 			if t.reason != "" {
 				reason = reasons[t.reason]
@@ -216,7 +226,7 @@ func (a *app) streamClusters(ctx context.Context, db store.Store, runs []string,
 		}
 		last = f.id
 		chunk = append(chunk, f)
-		if len(chunk) == signatureChunk {
+		if len(chunk) == chunkSize {
 			return flush()
 		}
 		return nil

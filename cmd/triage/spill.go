@@ -22,6 +22,12 @@ import (
 // under, large enough that a 100k-row store never touches the disk.
 const spillLimit = 4 << 20
 
+// spillFanIn is how many runs a spill merges at once: past it, its runs
+// are merged into one (at the file's end) before the next is written, so
+// a read never holds more than spillFanIn runs' buffers however many
+// records there are.
+const spillFanIn = 32
+
 // spill is a sequence of byte records, read back sorted by cmp (in the
 // order they were added when cmp is nil). Close removes its file.
 type spill struct {
@@ -62,8 +68,38 @@ func (s *spill) Add(rec []byte) error {
 	s.buf = append(s.buf, rec...)
 	s.n++
 	if len(s.buf)+4*len(s.offs) >= s.limit {
-		return s.flush()
+		if err := s.flush(); err != nil {
+			return err
+		}
+		if len(s.runs) >= spillFanIn {
+			return s.compact()
+		}
 	}
+	return nil
+}
+
+// compact merges the file's runs into one, written at its end.
+func (s *spill) compact() error {
+	start := s.size
+	var lb [binary.MaxVarintLen64]byte
+	err := s.merge(false, func(r []byte) error {
+		n := binary.PutUvarint(lb[:], uint64(len(r)))
+		if _, err := s.w.Write(lb[:n]); err != nil {
+			return s.fail(err)
+		}
+		if _, err := s.w.Write(r); err != nil {
+			return s.fail(err)
+		}
+		s.size += int64(n + len(r))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.w.Flush(); err != nil {
+		return s.fail(err)
+	}
+	s.runs = append(s.runs[:0], span{start, s.size - start})
 	return nil
 }
 
@@ -144,13 +180,18 @@ func (s *spill) Each(fn func(rec []byte) error) error {
 	if s.err != nil {
 		return s.err
 	}
-	order := s.sorted()
+	return s.merge(true, fn)
+}
+
+// merge reads the file's runs, and with mem the memory buffer, merged.
+func (s *spill) merge(mem bool, fn func(rec []byte) error) error {
 	srcs := make([]*runReader, 0, len(s.runs)+1)
 	for _, r := range s.runs {
-		srcs = append(srcs, &runReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, r.off, r.n), 32<<10)})
+		srcs = append(srcs, &runReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, r.off, r.n), min(32<<10, max(s.limit, 16)))})
 	}
-	mem := &runReader{mem: s, order: order}
-	srcs = append(srcs, mem)
+	if mem {
+		srcs = append(srcs, &runReader{mem: s, order: s.sorted()})
+	}
 	if s.cmp == nil {
 		for _, src := range srcs {
 			for {
