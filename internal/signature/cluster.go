@@ -256,16 +256,12 @@ func NewClusterer() *Clusterer {
 		vecID: map[vecKey]uint32{}}
 }
 
-// splitKey cuts a signature's key before its shape: the shape (letters,
-// never a \x01) and the steps bucket come last, after the second-to-last
-// \x01.
-func splitKey(k string) (prefix, suffix string) {
-	j := strings.LastIndexByte(k, 1)
-	if j < 0 {
-		return "", k
-	}
-	i := strings.LastIndexByte(k[:j], 1)
-	return k[:i+1], k[i+1:]
+// splitKey cuts a signature's key before its shape: the key ends with
+// the shape, \x01 and the steps bucket.
+func splitKey(s *Signature) (prefix, suffix string) {
+	k := s.Key()
+	n := len(s.Shape) + 1 + len(stepsBucket(s.Steps))
+	return k[:len(k)-n], k[len(k)-n:]
 }
 
 // intern returns s's id in ids, adding it to list when new.
@@ -283,7 +279,7 @@ func intern(ids map[string]uint32, list *[]string, s string) (uint32, bool) {
 // Add counts one trace's signature and returns the index of its distinct
 // signature, which Cluster's result maps to a cluster.
 func (c *Clusterer) Add(s Signature) int {
-	prefix, suffix := splitKey(s.Key())
+	prefix, suffix := splitKey(&s)
 	cause, isNew := intern(c.causeID, &c.prefixes, prefix)
 	if isNew {
 		cs := s
