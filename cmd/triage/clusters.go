@@ -70,6 +70,9 @@ type clusterOpts struct {
 	asJSON   bool
 	show     int
 	redact   bool
+	// spill is where the clustering's temporary files go and when
+	// (tests force them with a small limit).
+	spill spillConf
 }
 
 // clusterJSON is one line of `clusters --json` (DESIGN §4).
@@ -208,14 +211,12 @@ func isLeftover(st *triage.LabelState) bool {
 	return st.Rule.Verdict.Decision == triage.DecisionLeftover
 }
 
-// clusterRuns reads the failing traces of runs (every run when empty) and
-// of the baseline, computes their signatures on every core and clusters
-// them. With leftovers, the traces the rules leave to people are
-// clustered too, whatever their outcome: a review session groups its
-// queue by them.
-func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, baseline string, leftovers bool) (*clusterSet, error) {
-	cs := &clusterSet{c: signature.NewClusterer(), intern: map[string]string{}, tools: map[string][]string{}}
-	str := cs.str
+// readFailing streams the traces clustering takes to keep, in id order
+// within each run: the failing traces of runs (every run when empty) and
+// of the baseline, with leftovers those the rules leave to people too. It
+// counts the traces not known to have failed (outside the baseline) in
+// skipped. The strings of the record keep is given are its own.
+func readFailing(ctx context.Context, db store.Store, runs []string, baseline string, leftovers bool, keep func(failing) error) (skipped int, err error) {
 	read := func(run string) error {
 		return db.Each(ctx, run, func(s store.TraceSummary, st *triage.LabelState) error {
 			isBase := baseline != "" && s.RunID == baseline
@@ -227,30 +228,47 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 			failed, unknown := isFailing(&s, f, vo)
 			if !failed && !(leftovers && isLeftover(st)) {
 				if unknown && !isBase {
-					cs.skipped++
+					skipped++
 				}
 				return nil
 			}
-			if len(cs.traces)%signatureChunk == 0 {
-				a.heap.check()
-			}
-			cs.traces = append(cs.traces, failing{id: s.ID, run: str(s.RunID), key: s.Key(), primary: str(f.Primary), baseline: isBase, failed: failed, sig: -1, repo: str(repoOf(s.TaskID))})
-			return nil
+			return keep(failing{id: s.ID, run: s.RunID, key: s.Key(), primary: f.Primary, baseline: isBase, failed: failed, sig: -1, repo: repoOf(s.TaskID)})
 		})
 	}
 	if len(runs) == 0 {
-		if err := read(""); err != nil {
-			return nil, err
+		return skipped, read("")
+	}
+	for _, r := range append(slices.Clone(runs), baseline) {
+		if r == "" {
+			continue
 		}
-	} else {
-		for _, r := range append(slices.Clone(runs), baseline) {
-			if r == "" {
-				continue
-			}
-			if err := read(r); err != nil {
-				return nil, err
-			}
+		if err := read(r); err != nil {
+			return skipped, err
 		}
+	}
+	return skipped, nil
+}
+
+// clusterRuns reads the failing traces of runs (every run when empty) and
+// of the baseline, computes their signatures on every core and clusters
+// them, every trace's record in memory (the review screen, report
+// --clusters and rules candidates; `clusters` streams, clusterStream).
+// With leftovers, the traces the rules leave to people are clustered too,
+// whatever their outcome: a review session groups its queue by them.
+func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, baseline string, leftovers bool) (*clusterSet, error) {
+	cs := &clusterSet{c: signature.NewClusterer(), intern: map[string]string{}, tools: map[string][]string{}}
+	str := cs.str
+	skipped, err := readFailing(ctx, db, runs, baseline, leftovers, func(f failing) error {
+		if len(cs.traces)%signatureChunk == 0 {
+			a.heap.check()
+		}
+		f.run, f.primary, f.repo = str(f.run), str(f.primary), str(f.repo)
+		cs.traces = append(cs.traces, f)
+		return nil
+	})
+	cs.skipped = skipped
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(cs.traces, func(x, y failing) int { return cmp.Compare(x.id, y.id) })
 	cs.traces = slices.CompactFunc(cs.traces, func(x, y failing) bool { return x.id == y.id })
@@ -258,38 +276,65 @@ func (a *app) clusterRuns(ctx context.Context, db store.Store, runs []string, ba
 	// failing trace's ref beside cs.traces doubled what a trace costs
 	// while the signatures were computed (issue 27).
 	refs := make([]store.TraceRef, 0, min(len(cs.traces), signatureChunk))
+	var got []signature.Signature
 	for lo := 0; lo < len(cs.traces); lo += signatureChunk {
 		a.heap.check()
 		refs = refs[:0]
 		for _, t := range cs.traces[lo:min(lo+signatureChunk, len(cs.traces))] {
 			refs = append(refs, store.TraceRef{ID: t.id, RunID: t.run})
 		}
-		if err := a.signatures(ctx, db, lo, refs, cs); err != nil {
+		got = slices.Grow(got[:0], len(refs))[:len(refs)]
+		cut, err := signatures(ctx, db, refs, true, func(i int, r *sigResult) {
+			t := &cs.traces[lo+i]
+			t.tool = cs.str(r.tool)
+			t.tools = cs.toolSet(r.tools)
+			got[i] = r.sig
+		})
+		cs.cut += cut
+		if err != nil {
 			return nil, err
+		}
+		// Added in id order, not as the workers finish: a distinct
+		// signature keeps the first trace's steps, which must not
+		// change from one run to the next.
+		for i := range got {
+			t := &cs.traces[lo+i]
+			if why := got[i].Unclusterable(); why != "" {
+				t.reason = why
+				continue
+			}
+			t.sig = cs.c.Add(got[i])
 		}
 	}
 	cs.groups, cs.of = cs.c.Cluster()
 	return cs, nil
 }
 
-// signatureChunk is how many traces' refs clusterRuns hands the store at
+// signatureChunk is how many traces' refs clustering hands the store at
 // once.
 const signatureChunk = 8192
 
-// signatures computes the signatures of the failing traces cs.traces[lo:]
-// that refs name, decoding and reading on all cores while the store
-// streams the rows, and adds them to the clusterer in id order.
-func (a *app) signatures(ctx context.Context, db store.Store, lo int, refs []store.TraceRef, cs *clusterSet) error {
+// sigResult is what reading one trace's body gives clustering.
+type sigResult struct {
+	sig  signature.Signature
+	tool string // the tool whose call failed last (failingTool)
+	// tools are the distinct tools called (toolsUsed), when asked for.
+	tools []string
+}
+
+// signatures computes the signatures of the traces refs name, decoding
+// and reading on all cores while the store streams the rows, and gives
+// refs[i]'s to got: one call at a time, in no set order. It returns how
+// many traces were read only up to maxReadToolCalls calls.
+func signatures(ctx context.Context, db store.Store, refs []store.TraceRef, withTools bool, got func(i int, r *sigResult)) (cut int, err error) {
 	type job struct {
 		i  int
 		tr *triage.Trace
 		v  *triage.Verdict
 	}
 	type done struct {
-		i     int
-		s     signature.Signature
-		tool  string
-		tools []string
+		i int
+		r sigResult
 	}
 	workers := max(1, runtime.GOMAXPROCS(0))
 	// A few jobs a worker: each holds a decoded trace, and 256 of them
@@ -303,7 +348,11 @@ func (a *app) signatures(ctx context.Context, db store.Store, lo int, refs []sto
 			defer wg.Done()
 			for j := range jobs {
 				act := triage.ReadActivity(j.tr)
-				results <- done{j.i, signature.OfActivity(j.tr, &act, j.v), failingTool(j.tr, &act), toolsUsed(j.tr)}
+				d := done{i: j.i, r: sigResult{sig: signature.OfActivity(j.tr, &act, j.v), tool: failingTool(j.tr, &act)}}
+				if withTools {
+					d.r.tools = toolsUsed(j.tr)
+				}
+				results <- d
 			}
 		}()
 	}
@@ -311,21 +360,17 @@ func (a *app) signatures(ctx context.Context, db store.Store, lo int, refs []sto
 	go func() {
 		defer close(collected)
 		for d := range results {
-			t := &cs.traces[d.i]
-			t.tool = cs.str(d.tool)
-			t.tools = cs.toolSet(d.tools)
-			if why := d.s.Unclusterable(); why != "" {
-				t.reason = why
-				continue
-			}
-			t.sig = cs.c.Add(d.s)
+			got(d.i, &d.r)
 		}
 	}()
-	i := lo
-	err := db.EachTrace(ctx, refs, func(tr *triage.Trace, v *triage.Verdict) error {
+	i := 0
+	err = db.EachTrace(ctx, refs, func(tr *triage.Trace, v *triage.Verdict) error {
+		if i >= len(refs) {
+			return fmt.Errorf("the store gave more traces than the %d asked for", len(refs))
+		}
 		tr.Raw = nil // the signature never reads the raw record
 		if tr.ReadCut != nil {
-			cs.cut++
+			cut++
 		}
 		jobs <- job{i, tr, v}
 		i++
@@ -335,7 +380,7 @@ func (a *app) signatures(ctx context.Context, db store.Store, lo int, refs []sto
 	wg.Wait()
 	close(results)
 	<-collected
-	return err
+	return cut, err
 }
 
 func (a *app) runClusters(ctx context.Context, o clusterOpts) error {
@@ -371,31 +416,27 @@ func (a *app) runClusters(ctx context.Context, o clusterOpts) error {
 		return err
 	}
 	a.heap = clustersGC()
-	cs, err := a.clusterRuns(ctx, db, o.runs, o.baseline, false)
+	cs, err := a.streamClusters(ctx, db, o.runs, o.baseline, o.spill)
 	if err != nil {
 		return err
 	}
+	defer cs.Close()
 	if cs.cut > 0 {
 		sayf(a.stderr, "note: %d traces have more than %d tool calls: their signatures are of the first %d\n", cs.cut, maxReadToolCalls, maxReadToolCalls)
 	}
-	views, unclustered, gone := cs.views()
-	total := 0
-	for _, v := range views {
-		total += len(v.members)
-	}
-	for _, u := range unclustered {
-		total += len(u)
-	}
 	w := bufio.NewWriterSize(a.stdout, 64<<10)
 	if o.asJSON {
-		err = writeClustersJSON(w, cs, views, unclustered, total, o.baseline != "", rd)
+		err = writeStreamJSON(w, cs, o.baseline != "", rd)
 	} else {
-		err = writeClustersText(w, cs, views, unclustered, gone, total, o, rd)
+		err = writeStreamText(w, cs, o, rd)
 	}
 	if err != nil {
 		return err
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return cs.Close()
 }
 
 // repoOf is the repository a task id names (triage.RepoOf).
