@@ -80,6 +80,18 @@ func keyLess(a, b traceKey) bool {
 // before (1 in maxDescents) while the import keeps its small cache.
 const maxDescents = 16
 
+// sweepRows is how many traces an import writes with the small cache
+// before a descent in its keys grows it back: a sweep that comes back
+// over keys already written (the next seed over the same tasks) lands
+// each key beside an earlier one, all over the index. Up to 100,000
+// rows the kernel's page cache absorbs the small cache's misses (the
+// one-run shape keeps its gain), but at a million (a sweep of 1,000
+// tasks a seed) `import --rules` took 20.0 s, 9.3 s of it in the
+// kernel, against the 16 MiB cache's 11.2 s and 2.3 s; growing the
+// cache at the first descent past 100,000 rows gives 10.7 s and 2.3 s.
+// At 50,000 the 100,000-row one-run import lost its gain (1.40 -> 1.8 s).
+const sweepRows = 100_000
+
 // growCache gives the import the usual page cache for the rest of its
 // transaction once a batch's keys come in no order. The small cache
 // (pinBulk) is right for rows in key order, or in a few long ascending
@@ -92,9 +104,11 @@ const maxDescents = 16
 // and wrote one out, and a shuffled million-row `import --rules` took
 // 33 s of CPU against the 16 MiB cache's 24 s (docs/PERFORMANCE.md). So
 // the first batch with more than one descent in maxDescents grows the
-// cache back, for good; an import in order never pays for it.
+// cache back, for good, and so does any descent once the import has
+// written sweepRows traces; an import in order never pays for it.
 func (im *Import) growCache(ctx context.Context, descents, n int) error {
-	if im.grown || descents*maxDescents <= n {
+	im.written += n
+	if im.grown || (descents*maxDescents <= n && (descents == 0 || im.written <= im.sweepRows)) {
 		return nil
 	}
 	if _, err := im.tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA cache_size = -%d`, cacheKiB)); err != nil {

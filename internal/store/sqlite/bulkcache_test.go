@@ -69,19 +69,37 @@ func TestImportOutOfOrderGrowsTheCache(t *testing.T) {
 			sweeps = append(sweeps, trace("r", fmt.Sprintf("T%04d", task), seed, fmt.Sprintf("h%d-%d", task, seed)))
 		}
 	}
+	// Sweeps a batch and a third long: the second and third batches each
+	// hold a descent (a seed's sweep begins again at the first task).
+	var long []*triage.Trace
+	for seed := range 3 {
+		for task := range importBatch + importBatch/3 {
+			long = append(long, trace("r", fmt.Sprintf("T%04d", task), seed, fmt.Sprintf("l%d-%d", task, seed)))
+		}
+	}
 	shuffled := slices.Clone(sweeps)
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	for _, c := range []struct {
 		name   string
 		traces []*triage.Trace
-		want   int
+		// sweepRows, when set, lowers the import's bound on the traces
+		// written before a descent grows the cache.
+		sweepRows int
+		want      int
 	}{
-		{"sweeps", sweeps, -bulkCacheKiB},
-		{"shuffled", shuffled, -cacheKiB},
+		{"sweeps", sweeps, 0, -bulkCacheKiB},
+		{"shuffled", shuffled, 0, -cacheKiB},
+		// The third sweep comes back over keys written past the bound:
+		// each lands beside an earlier one, all over the index.
+		{"long sweeps", long, 0, -bulkCacheKiB},
+		{"long sweeps past the bound", long, 2 * importBatch, -cacheKiB},
 	} {
 		db := openTest(t)
 		im, err := db.beginImport(ctx, func(Added) error { return nil })
 		require.NoError(t, err)
+		if c.sweepRows > 0 {
+			im.sweepRows = c.sweepRows
+		}
 		for i, tr := range c.traces {
 			require.NoError(t, im.Add(ctx, tr, nil, "f.jsonl", i+1))
 		}
@@ -91,6 +109,6 @@ func TestImportOutOfOrderGrowsTheCache(t *testing.T) {
 		require.Equal(t, -cacheKiB, cacheSize(t, db.db), "%s: after the import", c.name)
 		var stored int
 		require.NoError(t, db.db.QueryRowContext(ctx, `SELECT count(*) FROM traces`).Scan(&stored))
-		require.Equal(t, n, stored, c.name)
+		require.Equal(t, len(c.traces), stored, c.name)
 	}
 }

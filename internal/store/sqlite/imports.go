@@ -61,8 +61,12 @@ type Import struct {
 	// verdict in this transaction.
 	label *importLabel
 	// grown says the import's traces came in no key order and it went
-	// back to the usual page cache (growCache).
-	grown bool
+	// back to the usual page cache (growCache); written counts the
+	// traces its batches have held so far, and sweepRows is the bound
+	// on them past which a descent grows the cache (a test lowers it).
+	grown     bool
+	written   int
+	sweepRows int
 }
 
 // importBatch is how many traces one statement writes: a multi-row
@@ -113,7 +117,7 @@ func (s *DB) beginImport(ctx context.Context, onResult func(Added) error) (*Impo
 	if err != nil {
 		return nil, fmt.Errorf("begin import: %w", err)
 	}
-	im := &Import{db: s, conn: conn, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult, imports: map[string]int64{}, probe: s.queue.probe()}
+	im := &Import{db: s, conn: conn, runs: map[string]bool{}, stamp: s.stamp(), onResult: onResult, imports: map[string]int64{}, probe: s.queue.probe(), sweepRows: sweepRows}
 	if err := im.beginStep(ctx); err != nil {
 		im.probe.close()
 		restoreForeignKeys(conn)
