@@ -81,18 +81,7 @@ func (s *spill) Add(rec []byte) error {
 // compact merges the file's runs into one, written at its end.
 func (s *spill) compact() error {
 	start := s.size
-	var lb [binary.MaxVarintLen64]byte
-	err := s.merge(false, func(r []byte) error {
-		n := binary.PutUvarint(lb[:], uint64(len(r)))
-		if _, err := s.w.Write(lb[:n]); err != nil {
-			return s.fail(err)
-		}
-		if _, err := s.w.Write(r); err != nil {
-			return s.fail(err)
-		}
-		s.size += int64(n + len(r))
-		return nil
-	})
+	err := s.merge(false, s.write)
 	if err != nil {
 		return err
 	}
@@ -145,23 +134,30 @@ func (s *spill) flush() error {
 		s.w = bufio.NewWriterSize(f, 64<<10)
 	}
 	start := s.size
-	var lb [binary.MaxVarintLen64]byte
 	for _, i := range s.sorted() {
-		r := s.rec(i)
-		n := binary.PutUvarint(lb[:], uint64(len(r)))
-		if _, err := s.w.Write(lb[:n]); err != nil {
-			return s.fail(err)
+		if err := s.write(s.rec(i)); err != nil {
+			return err
 		}
-		if _, err := s.w.Write(r); err != nil {
-			return s.fail(err)
-		}
-		s.size += int64(n + len(r))
 	}
 	if err := s.w.Flush(); err != nil {
 		return s.fail(err)
 	}
 	s.runs = append(s.runs, span{start, s.size - start})
 	s.buf, s.offs = s.buf[:0], s.offs[:0]
+	return nil
+}
+
+// write appends one record to the file, its length first (a uvarint).
+func (s *spill) write(r []byte) error {
+	var lb [binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(lb[:], uint64(len(r)))
+	if _, err := s.w.Write(lb[:n]); err != nil {
+		return s.fail(err)
+	}
+	if _, err := s.w.Write(r); err != nil {
+		return s.fail(err)
+	}
+	s.size += int64(n + len(r))
 	return nil
 }
 
