@@ -415,7 +415,7 @@ func (a *app) runClusters(ctx context.Context, o clusterOpts) error {
 	if err != nil {
 		return err
 	}
-	a.heap = clustersGC()
+	a.heap = cappedGC()
 	cs, err := a.streamClusters(ctx, db, o.runs, o.baseline, o.spill)
 	if err != nil {
 		return err

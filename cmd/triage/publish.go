@@ -352,7 +352,7 @@ func (a *app) runReport(ctx context.Context, run, format, out string, width int,
 	// default collector that is a 126 MB resident set, at the bound. The
 	// clusters' soft limit holds it lower at the same CPU, and is given up
 	// once the live heap outgrows it (a store of a million rows).
-	a.heap = clustersGC()
+	a.heap = cappedGC()
 	var failing failingRefs
 	in, rd, err := a.loadCardInput(ctx, run, redact, cardRead{trendBy: opt.trendBy, clusters: opt.clusters, noise: noise, failing: &failing, scoredOnly: opt.scored, oneTrend: true})
 	if err != nil {

@@ -57,7 +57,7 @@ type app struct {
 	// cfg is the config file (settings.go), read before any command runs.
 	cfg fileConfig
 	// heap is the soft memory limit `clusters` keeps while its live heap
-	// is small (clustersGC); nil for the other commands.
+	// is small (cappedGC); nil for the other commands.
 	heap *heapCap
 }
 
