@@ -56,8 +56,8 @@ type app struct {
 	isTerminal func(w any) bool
 	// cfg is the config file (settings.go), read before any command runs.
 	cfg fileConfig
-	// heap is the soft memory limit `clusters` keeps while its live heap
-	// is small (cappedGC); nil for the other commands.
+	// heap is the soft memory limit `clusters` and `report` keep while
+	// their live heap is small (cappedGC); nil for the other commands.
 	heap *heapCap
 }
 
